@@ -1,0 +1,492 @@
+//! Streamable HTTP for the handshake protocol era (2025-03-26, 2025-06-18, 2025-11-25).
+//!
+//! `initialize` opens a session (`Mcp-Session-Id`), later requests must carry it and a matching
+//! `MCP-Protocol-Version`; a POSTed request is answered as JSON, or as an SSE stream when the
+//! call asked for progress; GET opens the standalone stream; DELETE ends the session.
+//! `server/discover` (the 2026-07-28 probe) is answered with "method not found" so modern SDKs
+//! fall back to `initialize`.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::wrappers::{UnboundedReceiverStream, WatchStream};
+use uuid::Uuid;
+
+use super::jsonrpc::{
+    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
+    SERVER_ERROR, SESSION_NOT_FOUND,
+};
+use super::tools::{self, CallContext};
+use crate::AppState;
+use crate::oauth;
+
+/// Protocol versions of the handshake era this mock speaks, newest first.
+pub const HANDSHAKE_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+/// The version a session gets when the client offers one the mock does not speak.
+pub const LATEST_HANDSHAKE_VERSION: &str = HANDSHAKE_VERSIONS[0];
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// One MCP session.
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    pub(crate) account: String,
+    pub(crate) protocol_version: String,
+    pub(crate) initialized: bool,
+    /// Flips to `true` when the session ends, closing its GET streams.
+    closed: watch::Sender<bool>,
+}
+
+/// All open sessions.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    sessions: Mutex<HashMap<String, Session>>,
+}
+
+impl Sessions {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn get(&self, id: &str) -> Option<Session> {
+        self.lock().get(id).cloned()
+    }
+}
+
+/// An HTTP answer carrying a JSON-RPC error body.
+fn rpc_error(status: StatusCode, id: Option<&Value>, error: &RpcError) -> Response {
+    (status, axum::Json(error.response(id))).into_response()
+}
+
+fn transport_error(status: StatusCode, code: i64, message: impl Into<String>) -> Response {
+    rpc_error(status, None, &RpcError::new(code, message))
+}
+
+/// `POST /rest/computer/mcp`.
+pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    let account = match oauth::authenticate(&app, &headers) {
+        Ok(account) => account,
+        Err(challenge) => return challenge,
+    };
+    if !content_type_is_json(&headers) {
+        return transport_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            SERVER_ERROR,
+            "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
+        );
+    }
+    if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            SERVER_ERROR,
+            "Not Acceptable: the Accept header must list both application/json and text/event-stream",
+        );
+    }
+    let parsed: Value = match serde_json::from_slice(&body) {
+        Ok(value) => value,
+        Err(e) => {
+            return transport_error(
+                StatusCode::BAD_REQUEST,
+                PARSE_ERROR,
+                format!("Parse error: the body is not valid JSON ({e})"),
+            );
+        }
+    };
+    let message = match jsonrpc::classify(&parsed) {
+        Ok(message) => message,
+        Err((id, error)) => return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error),
+    };
+
+    if let Incoming::Request { id, method, params } = &message {
+        if method == "initialize" {
+            return initialize(&app, &account.id, id, params);
+        }
+        if method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
+            // The modern-era probe: "method not found" makes the SDKs fall back to initialize.
+            let error = RpcError::new(
+                METHOD_NOT_FOUND,
+                "Method not found: server/discover. This server speaks the handshake protocol \
+                 (2025-11-25, 2025-06-18, 2025-03-26): send initialize.",
+            );
+            return rpc_error(StatusCode::OK, Some(id), &error);
+        }
+    }
+
+    let session_id = match session_id(&headers) {
+        Ok(id) => id,
+        Err(response) => return response,
+    };
+    let Some(session) = app
+        .sessions()
+        .get(&session_id)
+        .filter(|s| s.account == account.id)
+    else {
+        return transport_error(
+            StatusCode::NOT_FOUND,
+            SESSION_NOT_FOUND,
+            "Session not found: it ended or never existed. Send a new initialize request without \
+             an Mcp-Session-Id header.",
+        );
+    };
+    if let Err(response) = check_version_header(&headers, &session) {
+        return response;
+    }
+
+    match message {
+        Incoming::Notification { method } => {
+            if method == "notifications/initialized"
+                && let Some(s) = app.sessions().lock().get_mut(&session_id)
+            {
+                s.initialized = true;
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+        Incoming::Response => StatusCode::ACCEPTED.into_response(),
+        Incoming::Request { id, method, params } => {
+            request(app, account, session, id, &method, params).await
+        }
+    }
+}
+
+fn initialize(app: &AppState, account: &str, id: &Value, params: &Value) -> Response {
+    let requested = params.get("protocolVersion").and_then(Value::as_str);
+    let Some(requested) = requested else {
+        let error = RpcError::new(
+            INVALID_PARAMS,
+            "initialize needs params.protocolVersion, for example \"2025-11-25\"",
+        );
+        return rpc_error(StatusCode::BAD_REQUEST, Some(id), &error);
+    };
+    // Echo a version we speak; otherwise counter-offer the newest one (MCP lifecycle rules).
+    let version = HANDSHAKE_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(LATEST_HANDSHAKE_VERSION);
+    let session_id = Uuid::new_v4().simple().to_string();
+    let (closed, _) = watch::channel(false);
+    app.sessions().lock().insert(
+        session_id.clone(),
+        Session {
+            account: account.to_owned(),
+            protocol_version: version.to_owned(),
+            initialized: false,
+            closed,
+        },
+    );
+    let result = json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {
+            "name": "perplexity-computer-mock",
+            "title": "Perplexity Computer (mock)",
+            "version": env!("CARGO_PKG_VERSION"),
+        },
+        "instructions": "Perplexity Computer runs long, multi-step tasks. Start or continue one \
+            with call_perplexity_computer and reuse its thread_id. After a `timeout`, call \
+            read_thread; answer questions with answer_question, approvals with \
+            confirm_action_approve/deny, and call notify_connected after a sign-in.",
+    });
+    let mut response = axum::Json(jsonrpc::success(id, result)).into_response();
+    if let Ok(value) = HeaderValue::from_str(&session_id) {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
+}
+
+async fn request(
+    app: AppState,
+    account: crate::world::Account,
+    session: Session,
+    id: Value,
+    method: &str,
+    params: Value,
+) -> Response {
+    let result = match method {
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(json!({"tools": tools::catalog()})),
+        "initialize" => Err(RpcError::new(
+            INVALID_REQUEST,
+            "This session is already initialized; a new initialize must be sent without an \
+             Mcp-Session-Id header",
+        )),
+        "tools/call" => return call_tool(app, account, session, id, params).await,
+        other => Err(RpcError::new(
+            METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {other}. This server offers ping, tools/list and tools/call."
+            ),
+        )),
+    };
+    match result {
+        Ok(result) => axum::Json(jsonrpc::success(&id, result)).into_response(),
+        Err(error) => rpc_error(StatusCode::OK, Some(&id), &error),
+    }
+}
+
+async fn call_tool(
+    app: AppState,
+    account: crate::world::Account,
+    session: Session,
+    id: Value,
+    params: Value,
+) -> Response {
+    let Some(name) = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        let error = RpcError::new(
+            INVALID_PARAMS,
+            "tools/call needs params.name, the tool to call",
+        );
+        return rpc_error(StatusCode::OK, Some(&id), &error);
+    };
+    if !tools::is_tool(&name) {
+        let error = RpcError::new(
+            INVALID_PARAMS,
+            format!(
+                "Unknown tool: {name}. Call tools/list for the twelve tools this server offers."
+            ),
+        );
+        return rpc_error(StatusCode::OK, Some(&id), &error);
+    }
+    let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+    let progress_token = params
+        .get("_meta")
+        .and_then(|m| m.get("progressToken"))
+        .filter(|t| t.is_string() || t.is_number())
+        .cloned();
+    let ctx = CallContext {
+        engine: app.engine(),
+        account,
+    };
+    let version = session.protocol_version.clone();
+
+    let Some(token) = progress_token else {
+        let output = tools::call(&ctx, &name, arguments, None).await;
+        return axum::Json(jsonrpc::success(&id, output.to_call_result(&version))).into_response();
+    };
+
+    // With a progress token the answer is an SSE stream: progress notifications, then the result.
+    // One task runs the call and relays its progress lines, so none can overtake the result.
+    let (events, receiver) = mpsc::unbounded_channel::<Value>();
+    let (progress, mut lines) = mpsc::unbounded_channel::<String>();
+    let task = tokio::spawn(async move {
+        let notify = |count: u64, line: String| {
+            let params = json!({"progressToken": token, "progress": count, "message": line});
+            jsonrpc::notification("notifications/progress", params)
+        };
+        let call = tools::call(&ctx, &name, arguments, Some(progress));
+        tokio::pin!(call);
+        let mut count = 0u64;
+        let output = loop {
+            tokio::select! {
+                biased;
+                Some(line) = lines.recv() => {
+                    count += 1;
+                    let _ = events.send(notify(count, line));
+                }
+                output = &mut call => break output,
+            }
+        };
+        while let Ok(line) = lines.try_recv() {
+            count += 1;
+            let _ = events.send(notify(count, line));
+        }
+        let _ = events.send(jsonrpc::success(&id, output.to_call_result(&version)));
+    });
+    let guard = AbortOnDrop(task);
+    let mut event_id = 0u64;
+    // The channel closes after the result, which ends the stream, as the transport recommends.
+    let stream = UnboundedReceiverStream::new(receiver).map(move |message| {
+        let _abort_the_call_when_the_client_goes_away = &guard;
+        event_id += 1;
+        Ok::<_, Infallible>(
+            Event::default()
+                .event("message")
+                .id(event_id.to_string())
+                .data(message.to_string()),
+        )
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// Aborts the call when the client drops the stream (Computer itself carries on).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// `GET /rest/computer/mcp`: the standalone server-to-client stream.
+pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Response {
+    let account = match oauth::authenticate(&app, &headers) {
+        Ok(account) => account,
+        Err(challenge) => return challenge,
+    };
+    if !accepts(&headers, "text/event-stream") {
+        return transport_error(
+            StatusCode::NOT_ACCEPTABLE,
+            SERVER_ERROR,
+            "Not Acceptable: the GET stream needs Accept: text/event-stream",
+        );
+    }
+    let session_id = match session_id(&headers) {
+        Ok(id) => id,
+        Err(response) => return response,
+    };
+    let Some(session) = app
+        .sessions()
+        .get(&session_id)
+        .filter(|s| s.account == account.id)
+    else {
+        return transport_error(
+            StatusCode::NOT_FOUND,
+            SESSION_NOT_FOUND,
+            "Session not found",
+        );
+    };
+    if let Err(response) = check_version_header(&headers, &session) {
+        return response;
+    }
+    // The mock sends nothing unsolicited in this era; the stream stays open until the session ends.
+    let closed = WatchStream::new(session.closed.subscribe());
+    let stream = closed
+        .take_while(|closed| futures::future::ready(!closed))
+        .filter_map(|_| futures::future::ready(None::<Result<Event, Infallible>>));
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// `DELETE /rest/computer/mcp`: ends the session.
+pub(crate) async fn delete(State(app): State<AppState>, headers: HeaderMap) -> Response {
+    let account = match oauth::authenticate(&app, &headers) {
+        Ok(account) => account,
+        Err(challenge) => return challenge,
+    };
+    let session_id = match session_id(&headers) {
+        Ok(id) => id,
+        Err(response) => return response,
+    };
+    let mut sessions = app.sessions().lock();
+    match sessions.get(&session_id) {
+        Some(session) if session.account == account.id => {
+            if let Some(session) = sessions.remove(&session_id) {
+                let _ = session.closed.send(true);
+            }
+            StatusCode::OK.into_response()
+        }
+        _ => transport_error(
+            StatusCode::NOT_FOUND,
+            SESSION_NOT_FOUND,
+            "Session not found",
+        ),
+    }
+}
+
+fn session_id(headers: &HeaderMap) -> Result<String, Response> {
+    headers
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            transport_error(
+                StatusCode::BAD_REQUEST,
+                SERVER_ERROR,
+                "Bad Request: Mcp-Session-Id header is required. Send initialize first and echo \
+                 the Mcp-Session-Id it returns on every later request.",
+            )
+        })
+}
+
+fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Response> {
+    // Absent means 2025-03-26 (transport spec). A supported version other than the negotiated
+    // one is tolerated, as the official conformance runner sends 2025-03-26 on a 2025-11-25
+    // session; only a value this server does not speak is refused.
+    let Some(value) = headers.get(VERSION_HEADER) else {
+        return Ok(());
+    };
+    let value = value.to_str().unwrap_or_default();
+    if HANDSHAKE_VERSIONS.contains(&value) {
+        return Ok(());
+    }
+    Err(transport_error(
+        StatusCode::BAD_REQUEST,
+        SERVER_ERROR,
+        format!(
+            "Bad Request: unsupported MCP-Protocol-Version `{value}`; this session negotiated {} \
+             (supported: {})",
+            session.protocol_version,
+            HANDSHAKE_VERSIONS.join(", ")
+        ),
+    ))
+}
+
+fn content_type_is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Whether the Accept header lists `media` (or a wildcard that covers it), in any order.
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            item.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .any(|item| item == media || item == "*/*" || item == format!("{kind}/*"))
+}
+
+impl AppState {
+    fn sessions(&self) -> &Sessions {
+        &self.inner.sessions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_lists_match_in_either_order() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream, application/json"),
+        );
+        assert!(accepts(&headers, "application/json"));
+        assert!(accepts(&headers, "text/event-stream"));
+        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert!(!accepts(&headers, "text/event-stream"));
+    }
+}

@@ -1,0 +1,73 @@
+//! Errors of the `mock-server` crate.
+//!
+//! Start-up errors (bad fixtures, a port in use) are returned from [`crate::MockServer`]'s
+//! builder; errors a client causes over HTTP are answered in the shape of the protocol it speaks
+//! (JSON-RPC errors, tool results with `isError`) by the module that speaks it.
+
+use std::path::PathBuf;
+
+/// Why the mock could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A fixture file was refused.
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: String,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A fixture file that was refused, with where and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {kind}", path.display())]
+pub struct FixtureError {
+    /// The file (or `embedded:NAME` for the built-in catalog).
+    pub path: PathBuf,
+    /// What is wrong with it.
+    #[source]
+    pub kind: FixtureErrorKind,
+}
+
+/// What is wrong with a fixture file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FixtureErrorKind {
+    /// The file could not be read.
+    #[error("cannot read it: {0}")]
+    Read(#[source] std::io::Error),
+    /// The file is not JSON.
+    #[error("not valid JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    /// The file does not match the schema.
+    #[error("at {pointer}: {message}")]
+    Schema {
+        /// JSON pointer to the offending value (empty for the document).
+        pointer: String,
+        /// What the schema expected there.
+        message: String,
+    },
+    /// The file matches the schema but says something impossible.
+    #[error("at {pointer}: {message}")]
+    Invalid {
+        /// JSON pointer to the offending value.
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl FixtureError {
+    pub(crate) fn new(path: impl Into<PathBuf>, kind: FixtureErrorKind) -> Self {
+        Self {
+            path: path.into(),
+            kind,
+        }
+    }
+}
