@@ -130,30 +130,40 @@ impl Engine {
         id
     }
 
-    /// Runs `f` on a thread `account` owns, brought up to the current virtual time.
+    /// Runs `f` on a thread `account` owns, brought up to the current virtual time, then wakes
+    /// every waiting call so it re-reads what `f` may have changed.
     pub(crate) fn with_thread<R>(
         &self,
         account: &str,
         thread_id: &str,
         f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
     ) -> Result<R, ThreadError> {
-        let now = self.clock.now();
-        let result = {
-            let mut threads = self.threads();
-            let thread = threads
-                .get_mut(thread_id)
-                .filter(|t| t.owner == account)
-                .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
-            thread.advance(now);
-            let download_url = |asset: &Asset| self.mint_download(thread_id, asset);
-            let ctx = RenderContext {
-                base_url: &self.base_url,
-                download_url: &download_url,
-            };
-            f(thread, &ctx)
-        };
+        let result = self.observe(account, thread_id, f);
         self.changed.notify_waiters();
-        Ok(result)
+        result
+    }
+
+    /// Like [`Engine::with_thread`] without waking anyone: for the waiting calls themselves,
+    /// which would otherwise wake each other (and themselves) in a loop.
+    fn observe<R>(
+        &self,
+        account: &str,
+        thread_id: &str,
+        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+    ) -> Result<R, ThreadError> {
+        let now = self.clock.now();
+        let mut threads = self.threads();
+        let thread = threads
+            .get_mut(thread_id)
+            .filter(|t| t.owner == account)
+            .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
+        thread.advance(now);
+        let download_url = |asset: &Asset| self.mint_download(thread_id, asset);
+        let ctx = RenderContext {
+            base_url: &self.base_url,
+            download_url: &download_url,
+        };
+        Ok(f(thread, &ctx))
     }
 
     /// Any thread by id, whoever owns it (for the human pages, which act as the owner).
@@ -212,7 +222,7 @@ impl Engine {
             tokio::pin!(notified);
             notified.as_mut().enable();
             let now = self.clock.now();
-            let step = self.with_thread(account, thread_id, |thread, ctx| {
+            let step = self.observe(account, thread_id, |thread, ctx| {
                 let seen = *seen_activity.get_or_insert(match follow {
                     // Activity of a message starts at its delivery; report all of it.
                     Follow::Message(id) => thread

@@ -1,0 +1,285 @@
+//! Shared test harness: a mock driven through `Router::oneshot` (no sockets) on a paused tokio
+//! clock, so scripted minutes pass instantly and deterministically.
+//!
+//! Every test that uses it runs under `#[tokio::test(start_paused = true)]`: whenever the mock
+//! waits on virtual time and nothing else is runnable, tokio jumps to the next timer.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use mock_server::{MockHandle, MockServer, MockServerBuilder};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// Base URL the mock puts in the URLs it hands out.
+pub const BASE: &str = "http://127.0.0.1:8080";
+/// Path of the MCP endpoint.
+pub const MCP: &str = "/rest/computer/mcp";
+
+/// A mock without a socket.
+#[derive(Clone)]
+pub struct Mock {
+    pub router: Router,
+    pub handle: MockHandle,
+}
+
+/// A raw HTTP answer.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    /// The `data:` payloads when the answer was an SSE stream.
+    pub events: Vec<Value>,
+}
+
+impl Mock {
+    /// The default mock (real-time factor 1 on the paused tokio clock).
+    pub fn new() -> Self {
+        Self::with(MockServer::builder())
+    }
+
+    /// A mock from a configured builder.
+    pub fn with(builder: MockServerBuilder) -> Self {
+        let (router, handle) = builder.router(BASE).expect("mock builds");
+        Self { router, handle }
+    }
+
+    /// Sends a request through the router and reads the whole answer.
+    pub async fn send(&self, request: Request<Body>) -> Reply {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("router is infallible");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let is_sse = headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if is_sse {
+            let events = text
+                .split("\n\n")
+                .filter_map(|frame| {
+                    let data: Vec<&str> = frame
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("data:"))
+                        .map(|d| d.trim_start())
+                        .collect();
+                    (!data.is_empty())
+                        .then(|| serde_json::from_str(&data.join("\n")).unwrap_or(Value::Null))
+                })
+                .collect();
+            return Reply {
+                status,
+                headers,
+                body: Value::Null,
+                events,
+            };
+        }
+        let body = serde_json::from_str(&text).unwrap_or(if text.is_empty() {
+            Value::Null
+        } else {
+            Value::String(text)
+        });
+        Reply {
+            status,
+            headers,
+            body,
+            events: Vec::new(),
+        }
+    }
+
+    /// A GET of a path or of a full URL the mock handed out.
+    pub async fn get(&self, url: &str) -> Reply {
+        let path = url.strip_prefix(BASE).unwrap_or(url);
+        self.send(Request::get(path).body(Body::empty()).expect("request"))
+            .await
+    }
+
+    /// A POST of a JSON body to a path or URL.
+    pub async fn post_json(&self, url: &str, body: Value) -> Reply {
+        let path = url.strip_prefix(BASE).unwrap_or(url);
+        let request = Request::post(path)
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .expect("request");
+        self.send(request).await
+    }
+
+    /// Moves virtual time forward.
+    pub fn advance(&self, by: Duration) {
+        self.handle.clock().advance(by);
+    }
+
+    /// An initialized MCP session for a built-in account's token.
+    pub async fn session(&self, token: &str) -> Client {
+        self.session_at(token, "2025-11-25").await
+    }
+
+    /// An initialized MCP session that offered `version`.
+    pub async fn session_at(&self, token: &str, version: &str) -> Client {
+        let mut client = Client {
+            mock: self.clone(),
+            token: Some(token.to_owned()),
+            session: None,
+            version: version.to_owned(),
+            next_id: 1,
+        };
+        let init = client
+            .rpc(
+                "initialize",
+                json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "tests", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(init.status, StatusCode::OK, "initialize: {init:?}");
+        client.version = init.body["result"]["protocolVersion"]
+            .as_str()
+            .expect("negotiated version")
+            .to_owned();
+        client.session = Some(
+            init.headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .expect("session id")
+                .to_owned(),
+        );
+        let initialized = client
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        assert_eq!(initialized.status, StatusCode::ACCEPTED);
+        client
+    }
+}
+
+/// An MCP client session over the router.
+pub struct Client {
+    pub mock: Mock,
+    pub token: Option<String>,
+    pub session: Option<String>,
+    pub version: String,
+    next_id: i64,
+}
+
+impl Client {
+    /// POSTs a raw JSON body with this session's headers.
+    pub async fn post(&self, body: Value) -> Reply {
+        self.post_raw(body.to_string(), &[]).await
+    }
+
+    /// POSTs raw bytes with this session's headers plus `extra`.
+    pub async fn post_raw(&self, body: String, extra: &[(&str, &str)]) -> Reply {
+        let mut request = Request::post(MCP)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(token) = &self.token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(session) = &self.session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", &self.version);
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        self.mock
+            .send(request.body(Body::from(body)).expect("request"))
+            .await
+    }
+
+    /// Sends a JSON-RPC request.
+    pub async fn rpc(&mut self, method: &str, params: Value) -> Reply {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.post(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await
+    }
+
+    /// Calls a tool without a progress token and returns the `CallToolResult`.
+    pub async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let reply = self
+            .rpc("tools/call", json!({"name": tool, "arguments": arguments}))
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+        reply.body["result"].clone()
+    }
+
+    /// Calls a tool and returns the JSON object of its first text block.
+    pub async fn call_json(&mut self, tool: &str, arguments: Value) -> Value {
+        text_json(&self.call(tool, arguments).await)
+    }
+
+    /// Calls a tool with a progress token: the progress notifications and the result.
+    pub async fn call_with_progress(
+        &mut self,
+        tool: &str,
+        arguments: Value,
+    ) -> (Vec<Value>, Value) {
+        let reply = self
+            .rpc(
+                "tools/call",
+                json!({"name": tool, "arguments": arguments, "_meta": {"progressToken": "p"}}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK);
+        let (progress, rest): (Vec<Value>, Vec<Value>) = reply
+            .events
+            .into_iter()
+            .partition(|e| e["method"] == "notifications/progress");
+        let result = rest.last().expect("a final response")["result"].clone();
+        (progress, result)
+    }
+
+    /// Starts a conversation: `call_perplexity_computer` with `message`.
+    pub async fn start(&mut self, message: &str) -> Value {
+        self.call_json("call_perplexity_computer", json!({"message": message}))
+            .await
+    }
+
+    /// `read_thread` on a thread.
+    pub async fn read(&mut self, thread_id: &str) -> Value {
+        self.call_json("read_thread", json!({"thread_id": thread_id}))
+            .await
+    }
+}
+
+/// The JSON object in a `CallToolResult`'s first text block.
+pub fn text_json(result: &Value) -> Value {
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("first content block is text: {result}"));
+    serde_json::from_str(text).expect("the text block holds JSON")
+}
+
+/// The thread id of a task result.
+pub fn thread_id(result: &Value) -> String {
+    result["thread_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("result has a thread_id: {result}"))
+        .to_owned()
+}
+
+/// Sorted keys of a JSON object, to assert exact field sets.
+pub fn keys(value: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = value
+        .as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default();
+    keys.sort();
+    keys
+}
