@@ -283,3 +283,94 @@ pub fn keys(value: &Value) -> Vec<String> {
     keys.sort();
     keys
 }
+
+impl Mock {
+    /// Sends a request and returns only the response head (for endless streams).
+    pub async fn send_head(&self, request: Request<Body>) -> (StatusCode, HeaderMap) {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("router is infallible");
+        (response.status(), response.headers().clone())
+    }
+
+    /// POSTs `body` to the MCP endpoint with exactly the headers given (nothing added).
+    pub async fn post_mcp(&self, headers: &[(&str, &str)], body: impl Into<String>) -> Reply {
+        let mut request = Request::post(MCP);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send(request.body(Body::from(body.into())).expect("request"))
+            .await
+    }
+
+    /// The journal as the control API serves it, one JSON value per line.
+    pub async fn journal_lines(&self) -> Vec<Value> {
+        let response = self
+            .router
+            .clone()
+            .oneshot(
+                Request::get("/_mock/journal")
+                    .body(Body::empty())
+                    .expect("request"),
+            )
+            .await
+            .expect("router is infallible");
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("each journal line is JSON"))
+            .collect()
+    }
+}
+
+/// Headers a well-behaved client sends on its first POST, with a dev token.
+pub fn first_post_headers(token: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("content-type", "application/json".to_owned()),
+        ("accept", "application/json, text/event-stream".to_owned()),
+        ("authorization", format!("Bearer {token}")),
+    ]
+}
+
+/// An `initialize` request body offering `version`.
+pub fn initialize_body(version: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "tests", "version": "1"},
+        },
+    })
+}
+
+impl Client {
+    /// The first text block of a `CallToolResult`.
+    pub fn text_of(result: &Value) -> String {
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Sends a request with an explicit id and `extra` headers.
+    pub async fn rpc_with(&mut self, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.post_raw(
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+            extra,
+        )
+        .await
+    }
+}
