@@ -374,3 +374,53 @@ impl Client {
         .await
     }
 }
+
+impl Mock {
+    /// POSTs an empty form to a path or URL, as a button on one of the mock's pages does.
+    pub async fn post_form(&self, url: &str) -> Reply {
+        let path = url.strip_prefix(BASE).unwrap_or(url);
+        let request = Request::post(path)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(Body::empty())
+            .expect("request");
+        self.send(request).await
+    }
+
+    /// The current virtual time, as the mock writes timestamps.
+    pub fn now(&self) -> String {
+        mock_server::clock::iso(self.handle.clock().now())
+    }
+}
+
+/// A mock that also loads `scenario` (a scenario fixture) from a temp file.
+pub fn mock_with_scenario(scenario: &Value) -> Mock {
+    let name = scenario["name"].as_str().expect("scenario name");
+    let dir = std::env::temp_dir().join(format!(
+        "mock-server-tests-{}-{name}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, scenario.to_string()).expect("fixture written");
+    Mock::with(MockServer::builder().fixtures(path))
+}
+
+/// The `text` field of a result, or an empty string.
+pub fn text(result: &Value) -> &str {
+    result["text"].as_str().unwrap_or_default()
+}
+
+/// The `action` of the first form on an HTML page (resolved against the page's own URL when empty).
+pub fn form_action(page: &Value, page_url: &str) -> String {
+    let html = page.as_str().expect("an HTML page");
+    let form = html.find("<form").expect("the page has a form");
+    let tag_end = html[form..].find('>').map_or(html.len(), |i| form + i);
+    let tag = &html[form..tag_end];
+    tag.split_once("action=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map_or_else(|| page_url.to_owned(), |(action, _)| action.to_owned())
+}
