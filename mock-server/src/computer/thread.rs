@@ -159,6 +159,9 @@ pub(crate) struct Entry {
     pub(crate) phase: Phase,
     /// Text of the latest outcome, the `text` of results.
     pub(crate) outcome_text: String,
+    /// Requests this entry waited on earlier and no longer does (answered, denied, completed on
+    /// the page, superseded), so a late answer can be told "already answered".
+    pub(crate) past_requests: Vec<Request>,
     /// Whether the step that is running has been recorded as started.
     step_open: bool,
     /// Bumped on every change a waiting call could report.
@@ -397,6 +400,9 @@ impl Thread {
     }
 
     fn stop_entry(entry: &mut Entry, now: DateTime<Utc>, note: &str) {
+        if let Phase::Input { requests, .. } = &entry.phase {
+            entry.past_requests.extend(requests.iter().cloned());
+        }
         for step in entry.steps.iter_mut().filter(|s| s.completed_at.is_none()) {
             step.status = "cancelled";
             step.completed_at = Some(now);
@@ -779,6 +785,8 @@ impl Thread {
         if let Some(note) = note {
             entry.transcript.push((Role::Computer, note));
         }
+        let done = std::mem::take(requests);
+        entry.past_requests.extend(done);
         entry.phase = Phase::Running {
             segment,
             index: 0,
@@ -817,6 +825,7 @@ impl Entry {
                 waiting_on_user: false,
             },
             outcome_text: String::new(),
+            past_requests: Vec::new(),
             step_open: false,
             checkpoint: 0,
         }

@@ -757,9 +757,12 @@ fn pick_request(thread: &Thread, followup: Option<&str>, want: Prompt) -> Result
     let all: Vec<_> = thread
         .entries
         .iter()
-        .flat_map(|e| match &e.phase {
-            Phase::Input { requests, .. } => requests.clone(),
-            _ => Vec::new(),
+        .flat_map(|e| {
+            let current = match &e.phase {
+                Phase::Input { requests, .. } => requests.clone(),
+                _ => Vec::new(),
+            };
+            current.into_iter().chain(e.past_requests.iter().cloned())
         })
         .collect();
     let open: Vec<_> = thread
@@ -779,10 +782,15 @@ fn pick_request(thread: &Thread, followup: Option<&str>, want: Prompt) -> Result
                 };
                 return Err(format!("followup_uuid `{id}` belongs to {other}."));
             }
-            if all.iter().any(|r| r.id == id) {
+            if let Some(past) = all.iter().find(|r| r.id == id) {
+                let what = if past.state == RequestState::Open {
+                    "is no longer waiting (the request it belonged to ended)"
+                } else {
+                    "was already answered"
+                };
                 return Err(format!(
-                    "The {noun} with followup_uuid `{id}` was already answered or is no longer \
-                     waiting. Call read_thread to see what the task needs now."
+                    "The {noun} with followup_uuid `{id}` {what}. Call read_thread to see what \
+                     the task needs now."
                 ));
             }
             Err(format!(
