@@ -21,7 +21,10 @@ async fn a_question_answers_the_interactive_object_and_input_required() {
 
     assert_eq!(result["event"], "ask_user_question");
     assert_eq!(result["task_status"], "input_required");
-    assert_eq!(result["text"], "Which format should I use?\n1. PDF\n2. DOCX");
+    assert_eq!(
+        result["text"],
+        "Which format should I use?\n1. PDF\n2. DOCX"
+    );
     let interactive = &result["interactive"];
     assert_eq!(
         keys(interactive),
@@ -30,7 +33,12 @@ async fn a_question_answers_the_interactive_object_and_input_required() {
     assert_eq!(interactive["type"], "ask_user_question");
     assert_eq!(interactive["thread_id"], thread);
     assert_eq!(interactive["respond_with_tool"], "answer_question");
-    assert!(!interactive["followup_uuid"].as_str().unwrap_or("").is_empty());
+    assert!(
+        !interactive["followup_uuid"]
+            .as_str()
+            .unwrap_or("")
+            .is_empty()
+    );
     assert!(
         result.get("pending_interactions").is_none(),
         "only one question waits"
@@ -60,7 +68,10 @@ async fn answer_question_with_the_followup_uuid_continues_the_same_request() {
     assert_eq!(result["task_status"], "completed");
     assert_eq!(result["files"][0]["filename"], "sales-report.pdf");
     let read = client.read(&thread).await;
-    assert!(text(&read).contains("PDF"), "the answer is in the transcript");
+    assert!(
+        text(&read).contains("PDF"),
+        "the answer is in the transcript"
+    );
     assert_eq!(
         read["web_state"]["entries"].as_array().map(Vec::len),
         Some(1),
@@ -194,7 +205,10 @@ async fn an_unknown_followup_uuid_is_an_error_with_a_sentence() {
         "{message}"
     );
     assert!(message.ends_with('.'), "a sentence: {message}");
-    assert!(message.contains("read_thread"), "says what to do: {message}");
+    assert!(
+        message.contains("read_thread"),
+        "says what to do: {message}"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -220,7 +234,7 @@ async fn an_already_answered_followup_uuid_is_an_error_saying_so() {
 
 #[tokio::test(start_paused = true)]
 async fn read_thread_shows_the_question_with_an_answer_submission_uuid_that_works_as_followup_uuid()
- {
+{
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
     let asked = asked(&mut client).await;

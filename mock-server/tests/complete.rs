@@ -86,9 +86,7 @@ async fn sources_carry_title_url_domain_and_snippet_in_the_order_found() {
 }
 
 fn many_sources_scenario() -> Value {
-    let source = |i: usize| {
-        json!({"url": format!("https://site{i}.example.org/page"), "title": format!("Page {i}")})
-    };
+    let source = |i: usize| json!({"url": format!("https://site{i}.example.org/page"), "title": format!("Page {i}")});
     let first: Vec<Value> = (0..30).map(source).collect();
     // Overlaps the first step (20..30), then brings 30 new URLs: 60 distinct in all.
     let second: Vec<Value> = (20..60).map(source).collect();

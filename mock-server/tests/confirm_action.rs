@@ -109,10 +109,7 @@ async fn a_question_followup_uuid_used_with_a_confirm_tool_is_an_error() {
         .await;
 
     assert_eq!(raw["isError"], true);
-    assert!(
-        text(&text_json(&raw)).contains("answer_question"),
-        "{raw}"
-    );
+    assert!(text(&text_json(&raw)).contains("answer_question"), "{raw}");
     let read = client.read(&thread).await;
     let open = read["web_state"]["entries"][0]["interactions"]
         .as_array()

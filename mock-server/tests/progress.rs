@@ -24,9 +24,15 @@ async fn a_progress_token_streams_step_titles_with_increasing_progress_then_the_
 
     assert_eq!(reply.status, 200);
     let content_type = reply.headers["content-type"].to_str().expect("ascii");
-    assert!(content_type.starts_with("text/event-stream"), "{content_type}");
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
     let (last, notifications) = reply.events.split_last().expect("events");
-    assert!(last.get("result").is_some(), "the result comes last: {last}");
+    assert!(
+        last.get("result").is_some(),
+        "the result comes last: {last}"
+    );
     assert_eq!(text_json(&last["result"])["event"], "complete");
     assert!(!notifications.is_empty());
     let mut previous = 0.0;
@@ -94,7 +100,10 @@ async fn without_a_progress_token_the_answer_is_a_plain_json_body() {
 
     assert_eq!(reply.status, 200);
     let content_type = reply.headers["content-type"].to_str().expect("ascii");
-    assert!(content_type.starts_with("application/json"), "{content_type}");
+    assert!(
+        content_type.starts_with("application/json"),
+        "{content_type}"
+    );
     assert!(reply.events.is_empty());
     assert_eq!(reply.body["jsonrpc"], "2.0");
     assert_eq!(text_json(&reply.body["result"])["event"], "complete");
