@@ -1,8 +1,10 @@
 //! The journal: every HTTP exchange the mock served, in order, as structured records.
 //!
-//! An exchange is recorded when its response head is ready; a streamed (SSE) body keeps adding
-//! its events to the same record as they are sent, so a test or the conformance suite can see what
-//! a client received and when, in virtual and real time.
+//! An exchange is recorded as soon as its request has arrived (with `status` 0), so a test can
+//! wait for a call that is still in progress; it is completed when the response head is ready,
+//! and a streamed (SSE) body keeps adding its events to the same record as they are sent, so a
+//! test or the conformance suite can see what a client received and when, in virtual and real
+//! time.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -28,7 +30,7 @@ pub struct Exchange {
     pub request_headers: serde_json::Map<String, Value>,
     /// The request body: JSON when it parsed, else the text, else null.
     pub request_body: Value,
-    /// HTTP status of the response.
+    /// HTTP status of the response; 0 while the mock is still working on it.
     pub status: u16,
     /// Response headers, lower-cased.
     pub response_headers: serde_json::Map<String, Value>,
@@ -63,7 +65,17 @@ pub struct Journal {
 #[derive(Default)]
 struct JournalInner {
     exchanges: Mutex<Vec<Exchange>>,
+    /// Bumped by [`Journal::clear`], so a response finishing after a reset is not written over
+    /// an exchange recorded since.
+    generation: std::sync::atomic::AtomicU64,
     changed: Notify,
+}
+
+/// Where an in-flight exchange was recorded.
+#[derive(Debug, Clone, Copy)]
+struct Ticket {
+    seq: usize,
+    generation: u64,
 }
 
 impl Journal {
@@ -93,6 +105,48 @@ impl Journal {
         seq
     }
 
+    fn generation(&self) -> u64 {
+        self.inner
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Records an exchange whose response is still to come.
+    fn open(&self, mut exchange: Exchange) -> Ticket {
+        let ticket = {
+            let mut exchanges = self.lock();
+            exchange.seq = exchanges.len();
+            exchanges.push(exchange);
+            Ticket {
+                seq: exchanges.len() - 1,
+                generation: self.generation(),
+            }
+        };
+        self.inner.changed.notify_waiters();
+        ticket
+    }
+
+    /// The slot of an open exchange, unless the journal was cleared since.
+    fn with_slot(&self, ticket: Ticket, update: impl FnOnce(&mut Exchange)) {
+        {
+            let mut exchanges = self.lock();
+            if self.generation() == ticket.generation
+                && let Some(slot) = exchanges.get_mut(ticket.seq)
+            {
+                update(slot);
+            }
+        }
+        self.inner.changed.notify_waiters();
+    }
+
+    /// Replaces an open exchange (keeping its sequence number) once its response is ready.
+    fn complete(&self, ticket: Ticket, mut exchange: Exchange) {
+        self.with_slot(ticket, |slot| {
+            exchange.seq = ticket.seq;
+            *slot = exchange;
+        });
+    }
+
     /// Adds an SSE event to a recorded exchange.
     pub fn push_sse_event(&self, seq: usize, record: SseRecord) {
         if let Some(exchange) = self.lock().get_mut(seq) {
@@ -117,7 +171,13 @@ impl Journal {
 
     /// Forgets every exchange.
     pub fn clear(&self) {
-        self.lock().clear();
+        {
+            let mut exchanges = self.lock();
+            self.inner
+                .generation
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            exchanges.clear();
+        }
         self.inner.changed.notify_waiters();
     }
 
@@ -218,6 +278,7 @@ pub(crate) async fn record_exchange(
     } else {
         body_value(&bytes)
     };
+    let ticket = journal.open(exchange.clone());
     let response = next
         .run(axum::extract::Request::from_parts(parts, Body::from(bytes)))
         .await;
@@ -237,10 +298,10 @@ pub(crate) async fn record_exchange(
             .map(|c| c.to_bytes())
             .unwrap_or_default();
         exchange.response_body = body_value(&bytes);
-        journal.record(exchange);
+        journal.complete(ticket, exchange);
         return axum::response::Response::from_parts(parts, Body::from(bytes));
     }
-    let seq = journal.record(exchange);
+    journal.complete(ticket, exchange);
     let mut pending = String::new();
     let stream = body.into_data_stream().map(move |chunk| {
         if let Ok(bytes) = &chunk {
@@ -253,13 +314,11 @@ pub(crate) async fn record_exchange(
                     .map(|d| d.strip_prefix(' ').unwrap_or(d))
                     .collect();
                 if !data.is_empty() {
-                    journal.push_sse_event(
-                        seq,
-                        SseRecord {
-                            data: body_value(data.join("\n").as_bytes()),
-                            virtual_time: clock.now(),
-                        },
-                    );
+                    let record = SseRecord {
+                        data: body_value(data.join("\n").as_bytes()),
+                        virtual_time: clock.now(),
+                    };
+                    journal.with_slot(ticket, |exchange| exchange.sse_events.push(record));
                 }
             }
         }
