@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::thread::{
-    Asset, Entry, InputKind, Phase, Request, RequestKind, RequestState, Role, TaskStatus, Thread,
+    Asset, Entry, InputKind, Phase, Request, RequestKind, Role, TaskStatus, Thread,
 };
 use crate::clock::iso;
 use crate::scenario::{SignInSpec, SourceSpec};
@@ -559,9 +559,4 @@ pub(crate) fn sign_in_matches(request: &Request, connector: &str) -> bool {
     matches!(&request.kind, RequestKind::SignIn(s)
         if s.connector.eq_ignore_ascii_case(connector.trim())
             || s.display_name.eq_ignore_ascii_case(connector.trim()))
-}
-
-/// Whether a request was finished on the sign-in page.
-pub(crate) fn completed_on_page(request: &Request) -> bool {
-    request.state == RequestState::CompletedOnPage
 }

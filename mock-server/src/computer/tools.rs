@@ -911,11 +911,7 @@ async fn notify_connected(
                     if let Some(request) = waiting.iter().find(|r| render::sign_in_matches(r, name))
                     {
                         Some(request.id.clone())
-                    } else if let Phase::Input { requests, .. } = &entry.phase
-                        && requests.iter().any(|r| {
-                            render::sign_in_matches(r, name) && render::completed_on_page(r)
-                        })
-                    {
+                    } else if answered_sign_in(entry, Some(name)) {
                         return SignInDecision::AlreadyAnswered;
                     } else if !waiting.is_empty() {
                         let names: Vec<String> = waiting
@@ -936,6 +932,9 @@ async fn notify_connected(
                     }
                 }
                 None if waiting.len() == 1 => Some(waiting[0].id.clone()),
+                None if waiting.is_empty() && answered_sign_in(entry, None) => {
+                    return SignInDecision::AlreadyAnswered;
+                }
                 None => None,
             };
             match target {
@@ -987,6 +986,26 @@ async fn notify_connected(
             }
         }
     }
+}
+
+/// Whether the request in progress had a sign-in (to `connector`, or any) that was already
+/// answered, on the Perplexity page or by an earlier `notify_connected`.
+fn answered_sign_in(entry: &super::thread::Entry, connector: Option<&str>) -> bool {
+    let current = match &entry.phase {
+        Phase::Input { requests, .. } => requests.as_slice(),
+        _ => &[],
+    };
+    current
+        .iter()
+        .chain(&entry.past_requests)
+        .filter(|r| matches!(r.kind, RequestKind::SignIn(_)))
+        .filter(|r| {
+            matches!(
+                r.state,
+                RequestState::Answered | RequestState::CompletedOnPage
+            )
+        })
+        .any(|r| connector.is_none_or(|name| render::sign_in_matches(r, name)))
 }
 
 #[derive(Debug, PartialEq, Eq)]
