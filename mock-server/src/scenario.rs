@@ -199,9 +199,19 @@ pub fn parse(path: &Path, text: &str) -> Result<LoadedScenario, FixtureError> {
     {
         let pointer = error.instance_path().as_str().to_owned();
         let mut message = error.to_string();
-        // `oneOf` failures say only "not valid under any schema"; serde names the actual problem.
+        // `oneOf` failures only say "<the whole value> is not valid under any of the schemas",
+        // which can be a page of JSON; serde names the actual problem ("missing field `then`",
+        // "unknown variant `x`, expected one of ..."), so show that instead.
         if let Err(serde_error) = serde_json::from_value::<Scenario>(value.clone()) {
-            message = format!("{message} ({serde_error})");
+            let one_of = matches!(
+                error.kind(),
+                jsonschema::error::ValidationErrorKind::OneOfNotValid { .. }
+            );
+            message = if one_of {
+                serde_error.to_string()
+            } else {
+                format!("{message} ({serde_error})")
+            };
         }
         return Err(fail(FixtureErrorKind::Schema { pointer, message }));
     }
