@@ -1,0 +1,126 @@
+//! `cancel_task` and the stop page: stopping the current work of a thread.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Mock, keys, text, text_json, thread_id};
+use serde_json::json;
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_a_running_task_answers_cancelled_and_read_thread_confirms_it() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let started = client.start("#cancel Build the product catalog").await;
+    assert_eq!(started["event"], "timeout");
+    let thread = thread_id(&started);
+
+    let raw = client
+        .call("cancel_task", json!({"thread_id": thread}))
+        .await;
+    let result = text_json(&raw);
+
+    assert_eq!(raw["isError"], false);
+    assert_eq!(keys(&result), ["event", "task_status", "text", "thread_id"]);
+    assert_eq!(result["thread_id"], thread);
+    assert_eq!(result["event"], "cancelled");
+    assert_eq!(result["task_status"], "cancelled");
+
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "cancelled");
+    assert_eq!(read["status"], "idle");
+    let entry = &read["web_state"]["entries"][0];
+    assert_eq!(entry["status"], "cancelled");
+    let step = &entry["steps"][0];
+    assert_eq!(step["title"], "Crawling 500 product pages");
+    assert_eq!(step["status"], "cancelled");
+    assert!(step["completed_at"].is_string());
+    assert!(
+        entry["interactions"]
+            .as_array()
+            .expect("interactions")
+            .iter()
+            .any(|i| i["status"] == "WORKFLOW_CANCELED")
+    );
+
+    mock.advance(Duration::from_secs(30 * 60));
+    let later = client.read(&thread).await;
+    assert_eq!(
+        later["web_state"]["task_status"], "cancelled",
+        "it stays stopped"
+    );
+    assert!(!text(&later).contains("The product catalog is ready."));
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_a_task_paused_on_a_question_stops_it() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let asked = client
+        .start("#ask-user-question Build the sales report")
+        .await;
+    let thread = thread_id(&asked);
+
+    let result = client
+        .call_json("cancel_task", json!({"thread_id": thread}))
+        .await;
+
+    assert_eq!(result["event"], "cancelled");
+    assert_eq!(result["task_status"], "cancelled");
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "cancelled");
+    let waiting: Vec<_> = read["web_state"]["entries"][0]["interactions"]
+        .as_array()
+        .expect("interactions")
+        .iter()
+        .filter(|i| i["type"] == "ask_user_question")
+        .collect();
+    assert!(waiting.is_empty(), "the question no longer waits: {read}");
+    let late = client
+        .call(
+            "answer_question",
+            json!({
+                "thread_id": thread,
+                "answers": {"q1": "PDF"},
+                "followup_uuid": asked["interactive"]["followup_uuid"],
+            }),
+        )
+        .await;
+    assert_eq!(late["isError"], true);
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_an_already_finished_task_does_not_claim_cancelled() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let done = client.start("#complete Summarize the top 5 stories").await;
+    let thread = thread_id(&done);
+
+    let result = client
+        .call_json("cancel_task", json!({"thread_id": thread}))
+        .await;
+
+    assert_ne!(result["event"], "cancelled", "{result}");
+    assert_eq!(result["task_status"], "completed");
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "completed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn opening_the_stop_page_does_not_stop_the_task_but_pressing_stop_does() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let started = client.start("#cancel Build the product catalog").await;
+    let thread = thread_id(&started);
+    let stop_url = format!("{}/_mock/stop/{thread}", common::BASE);
+
+    let page = mock.get(&stop_url).await;
+    assert_eq!(page.status, 200);
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "working");
+
+    let stopped = mock.post_form(&stop_url).await;
+    assert_eq!(stopped.status, 200);
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "cancelled");
+}
