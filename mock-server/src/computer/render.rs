@@ -167,6 +167,16 @@ pub(crate) fn checkpoint_result(
                 })
             })
             .collect();
+        // Scripts write `[name](attached)`; the result links each file to its download URL,
+        // as the document's `[report.pdf](https://...)` does.
+        let mut text = entry.outcome_text.clone();
+        for link in &links {
+            text = text.replace(
+                &format!("[{}](attached)", link.name),
+                &format!("[{}]({})", link.name, link.url),
+            );
+        }
+        body.insert("text".into(), text.into());
         body.insert("files".into(), files.into());
     }
     if let Phase::Sleeping { wake_at, .. } = &entry.phase {
