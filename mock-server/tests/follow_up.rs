@@ -62,8 +62,11 @@ async fn the_second_turn_returns_the_pdf_file() {
     assert_eq!(file["media_type"], "application/pdf");
     let content = "%PDF-1.4\n% Hacker News top 5 report (mock)\n";
     assert_eq!(file["size_bytes"], content.len());
-    assert!(text(&second).contains("report.pdf"));
     let url = file["url"].as_str().expect("url");
+    assert!(
+        text(&second).contains(&format!("[report.pdf]({url})")),
+        "the file is linked in text: {second}"
+    );
     assert!(url.starts_with(common::BASE), "{url}");
     let download = mock.get(url).await;
     assert_eq!(download.status, 200);
