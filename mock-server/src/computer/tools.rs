@@ -603,7 +603,7 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
             .is_some_and(|modes| modes.iter().any(|m| m["mode"] == mode));
         if !known {
             return Err(format!(
-                "Mode `{mode}` isn't available to this account; models_list shows the modes you can use."
+                "Argument `mode`: `{mode}` isn't available to this account; models_list shows the modes you can use."
             ));
         }
     }
@@ -613,7 +613,7 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
             .and_then(|models| models.iter().find(|m| m["id"] == model).cloned());
         let Some(found) = found else {
             return Err(format!(
-                "Model `{model}` isn't available to this account; use an `id` from models_list."
+                "Argument `model`: `{model}` isn't available to this account; use an `id` from models_list."
             ));
         };
         if let Some(effort) = args.str("effort") {
@@ -623,7 +623,7 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
                 .is_some_and(|list| list.iter().any(|e| e == effort))
             {
                 return Err(format!(
-                    "Effort `{effort}` isn't offered for `{model}`; choose one of {efforts}."
+                    "Argument `effort`: `{effort}` isn't offered for model `{model}`; choose one of {efforts}."
                 ));
             }
         }
