@@ -132,6 +132,7 @@ async fn running_out_during_a_task_is_input_required_and_the_same_thread_continu
     assert_eq!(result["event"], "insufficient_credits");
     assert_eq!(result["task_status"], "input_required");
     let interactive = &result["interactive"];
+    assert_eq!(keys(interactive), ["billing_url", "reason", "type"]);
     assert_eq!(interactive["type"], "insufficient_credits");
     assert_eq!(interactive["reason"], "insufficient_credits");
     let billing_url = interactive["billing_url"]

@@ -271,10 +271,10 @@ fn interactive(thread: &Thread, entry: &Entry, ctx: &RenderContext<'_>) -> Optio
             "type": "two_factor_required",
             "thread_id": thread.id,
         }),
+        // The document's account-event object, exactly: the thread is in the result itself.
         InputKind::Credits => json!({
             "type": "insufficient_credits",
             "reason": "insufficient_credits",
-            "thread_id": thread.id,
             "billing_url": ctx.billing_url(&thread.owner),
         }),
     })
