@@ -102,10 +102,13 @@ impl Clock {
             let remaining = (deadline - now).to_std().unwrap_or(Duration::ZERO);
             match self.inner.mode {
                 ClockMode::Scaled { factor } => {
-                    // Round up so a sleeper never wakes a hair early and spins.
-                    let real = remaining
-                        .div_f64(factor)
-                        .saturating_add(Duration::from_micros(1));
+                    // Round up only when the division lost precision, so a sleeper never wakes a
+                    // hair early and spins, yet an exact deadline is not pushed to the next timer
+                    // tick (tokio rounds any remainder up to a whole millisecond).
+                    let mut real = remaining.div_f64(factor);
+                    if real.mul_f64(factor) < remaining {
+                        real = real.saturating_add(Duration::from_micros(1));
+                    }
                     tokio::select! {
                         () = tokio::time::sleep(real) => {}
                         changed = advanced.changed() => if changed.is_err() { return },
