@@ -18,28 +18,65 @@ struct Script {
     mock: Mock,
     client: Client,
     log: Vec<Value>,
+    /// Each tool's `outputSchema`, from `tools/list`.
+    output_schemas: HashMap<String, Value>,
 }
 
 impl Script {
     async fn new() -> Self {
         let mock = Mock::new();
-        let client = mock.session("alice-dev-token").await;
+        let mut client = mock.session("alice-dev-token").await;
+        let list = client.rpc("tools/list", json!({})).await;
+        let output_schemas = list.body["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|tool| {
+                let schema = tool.get("outputSchema")?.clone();
+                Some((tool["name"].as_str()?.to_owned(), schema))
+            })
+            .collect();
         Self {
             mock,
             client,
             log: Vec::new(),
+            output_schemas,
         }
     }
 
     /// Calls a tool, records it, and returns the task JSON (first text block).
     async fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let result = self.client.call(tool, arguments.clone()).await;
+        self.check_output_schema(tool, &result);
         self.log.push(json!({
             "tool": tool,
             "arguments": arguments,
             "result": shown(&result),
         }));
         text_json(&result)
+    }
+
+    /// What SDK clients enforce: a tool that declares an `outputSchema` returns conforming
+    /// `structuredContent` on every result that is not an error.
+    fn check_output_schema(&self, tool: &str, result: &Value) {
+        let Some(schema) = self.output_schemas.get(tool) else {
+            return;
+        };
+        if result["isError"] == true {
+            return;
+        }
+        let structured = result
+            .get("structuredContent")
+            .unwrap_or_else(|| panic!("{tool} declares an outputSchema but sent none: {result}"));
+        let validator = jsonschema::validator_for(schema).expect("outputSchema compiles");
+        let problems: Vec<String> = validator
+            .iter_errors(structured)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            problems.is_empty(),
+            "{tool} result does not match its outputSchema: {problems:?}\n{structured}"
+        );
     }
 
     /// Opens a URL the mock handed out, as a browser would (GET), records the status, and
