@@ -40,8 +40,10 @@ pub(crate) struct Download {
 pub(crate) enum Follow {
     /// The entry a message created or resumed (it may still be queued).
     Message(u64),
-    /// The latest entry, from the moment the call resolved one of its requests.
-    Latest,
+    /// The latest entry, from the moment the call resolved one of its requests; progress starts
+    /// at `activity_from` (the thread's activity count right after the resolution, so the steps
+    /// the resumed request opens are reported too).
+    Latest { activity_from: usize },
 }
 
 /// Why a thread could not be used.
@@ -230,7 +232,7 @@ impl Engine {
                         .iter()
                         .position(|a| a.message_id == id)
                         .unwrap_or(thread.activity.len()),
-                    Follow::Latest => thread.activity.len(),
+                    Follow::Latest { activity_from } => activity_from.min(thread.activity.len()),
                 });
                 let fresh: Vec<String> = thread.activity[seen..]
                     .iter()
@@ -239,7 +241,14 @@ impl Engine {
                 seen_activity = Some(thread.activity.len());
                 let index = match follow {
                     Follow::Message(id) => thread.entry_for_message(id),
-                    Follow::Latest => thread.entries.len().checked_sub(1),
+                    Follow::Latest { .. } => thread.entries.len().checked_sub(1),
+                };
+                // A queued message that a cancel dropped before it ran never gets an entry.
+                let dropped = match follow {
+                    Follow::Message(id) => {
+                        index.is_none() && !thread.queue.iter().any(|q| q.message_id == id)
+                    }
+                    Follow::Latest { .. } => false,
                 };
                 let reached = index
                     .map(|i| &thread.entries[i])
@@ -247,6 +256,7 @@ impl Engine {
                     .map(|entry| render::checkpoint_result(thread, entry, ctx));
                 let result = match reached {
                     Some(result) => Some(result),
+                    None if dropped => Some(render::dropped_message_result(thread)),
                     None if now >= deadline => Some(render::timeout_result(thread)),
                     None => None,
                 };

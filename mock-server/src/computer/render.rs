@@ -224,6 +224,17 @@ pub(crate) fn timeout_result(thread: &Thread) -> ToolOutput {
     }))
 }
 
+/// The result of a call whose queued message was cancelled before Computer started on it.
+pub(crate) fn dropped_message_result(thread: &Thread) -> ToolOutput {
+    ToolOutput::ok(json!({
+        "thread_id": thread.id,
+        "event": "cancelled",
+        "text": "The task was cancelled before Computer started on this message, so it was not \
+                 sent. Send it again to continue the thread.",
+        "task_status": TaskStatus::Cancelled.as_str(),
+    }))
+}
+
 fn event_name(entry: &Entry) -> &'static str {
     match &entry.phase {
         Phase::Running { .. } => "timeout",

@@ -713,26 +713,44 @@ async fn confirm(
     finish_resolution(ctx, thread_id, outcome, progress).await
 }
 
+/// What an answer led to.
+enum Resolved {
+    /// Prompts are still open: the result to return at once.
+    Waiting(ToolOutput),
+    /// The request goes on; follow it from this point of the thread's activity.
+    Continues { activity_from: usize },
+}
+
 /// After an answer: the result to return at once if prompts are still open.
-fn still_waiting(thread: &Thread, rctx: &render::RenderContext<'_>) -> Option<ToolOutput> {
-    let entry = thread.latest()?;
-    matches!(entry.phase, Phase::Input { .. })
-        .then(|| render::checkpoint_result(thread, entry, rctx))
+fn still_waiting(thread: &Thread, rctx: &render::RenderContext<'_>) -> Resolved {
+    match thread.latest() {
+        Some(entry) if matches!(entry.phase, Phase::Input { .. }) => {
+            Resolved::Waiting(render::checkpoint_result(thread, entry, rctx))
+        }
+        _ => Resolved::Continues {
+            activity_from: thread.activity.len(),
+        },
+    }
 }
 
 async fn finish_resolution(
     ctx: &CallContext,
     thread_id: &str,
-    outcome: Result<Result<Option<ToolOutput>, String>, super::engine::ThreadError>,
+    outcome: Result<Result<Resolved, String>, super::engine::ThreadError>,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
     match outcome {
         Err(e) => e.into_output(),
         Ok(Err(problem)) => ToolOutput::server_error(Some(thread_id), problem),
-        Ok(Ok(Some(waiting))) => waiting,
-        Ok(Ok(None)) => {
+        Ok(Ok(Resolved::Waiting(waiting))) => waiting,
+        Ok(Ok(Resolved::Continues { activity_from })) => {
             ctx.engine
-                .wait(&ctx.account.id, thread_id, Follow::Latest, progress)
+                .wait(
+                    &ctx.account.id,
+                    thread_id,
+                    Follow::Latest { activity_from },
+                    progress,
+                )
                 .await
         }
     }
