@@ -124,3 +124,60 @@ async fn opening_the_stop_page_does_not_stop_the_task_but_pressing_stop_does() {
     let read = client.read(&thread).await;
     assert_eq!(read["web_state"]["task_status"], "cancelled");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_follow_up_queued_behind_the_running_task_returns_cancelled_when_the_task_is_cancelled() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let started = client.start("#cancel Build the product catalog").await;
+    let thread = thread_id(&started);
+    let mut waiter = mock.session("alice-dev-token").await;
+    let follow_up = thread.clone();
+    let waiting = tokio::spawn(async move {
+        waiter
+            .call_json(
+                "call_perplexity_computer",
+                json!({"message": "Only the first 100 pages", "thread_id": follow_up}),
+            )
+            .await
+    });
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+
+    let cancelled = client
+        .call_json("cancel_task", json!({"thread_id": thread}))
+        .await;
+    let waited = waiting.await.expect("the waiting call finishes");
+
+    assert_eq!(cancelled["event"], "cancelled");
+    assert_eq!(waited["thread_id"], thread);
+    assert_eq!(waited["event"], "cancelled", "{waited}");
+    assert_eq!(waited["task_status"], "cancelled");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_cancel_request_is_an_error_without_task_status_and_the_task_keeps_running() {
+    let scenario = json!({
+        "name": "cancel-fails",
+        "description": "cancel_task fails.",
+        "settings": {"cancel_fails": true},
+        "turns": [{"steps": [{"title": "Crawling", "duration": "10m"}],
+                   "outcome": {"event": "complete", "text": "Crawled."}}]
+    });
+    let mock = common::mock_with_scenario(&scenario);
+    let mut client = mock.session("alice-dev-token").await;
+    let started = client.start("#cancel-fails crawl everything").await;
+    let thread = thread_id(&started);
+
+    let raw = client
+        .call("cancel_task", json!({"thread_id": thread}))
+        .await;
+
+    assert_eq!(raw["isError"], true);
+    let result = text_json(&raw);
+    assert!(result.get("task_status").is_none(), "{result}");
+    assert!(text(&result).contains("read_thread"), "{result}");
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "working");
+}

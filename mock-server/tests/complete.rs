@@ -137,3 +137,23 @@ async fn a_result_without_sources_leaves_the_field_out() {
     assert_eq!(keys(&result), ["event", "task_status", "text", "thread_id"]);
     assert_eq!(result["text"], "42.");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_complete_answer_that_waits_on_the_user_reports_input_required() {
+    let scenario = json!({
+        "name": "answer-waits-on-user",
+        "description": "The answer itself asks the user to pick.",
+        "turns": [{"steps": [{"title": "Comparing plans", "duration": "5s"}],
+                   "outcome": {"event": "complete", "text": "Plan A or plan B? Tell me which to book.", "waiting_on_user": true}}]
+    });
+    let mock = mock_with_scenario(&scenario);
+    let mut client = mock.session("alice-dev-token").await;
+
+    let result = client
+        .start("#answer-waits-on-user compare the plans")
+        .await;
+
+    assert_eq!(result["event"], "complete");
+    assert_eq!(result["task_status"], "input_required");
+    assert!(result.get("interactive").is_none(), "{result}");
+}

@@ -124,10 +124,19 @@ async fn running_out_during_a_task_is_input_required_and_the_same_thread_continu
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
 
-    let result = client
-        .start("#insufficient-credits-during-task Build the competitor pricing table")
+    let raw = client
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#insufficient-credits-during-task Build the competitor pricing table"}),
+        )
         .await;
+    let result = text_json(&raw);
     let thread = thread_id(&result);
+
+    assert_eq!(
+        raw["structuredContent"], result,
+        "the thread keeps its state"
+    );
 
     assert_eq!(result["event"], "insufficient_credits");
     assert_eq!(result["task_status"], "input_required");

@@ -99,3 +99,37 @@ async fn leaving_out_the_thread_id_starts_a_new_thread() {
         1
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_follow_up_sent_while_computer_is_busy_runs_after_the_current_request() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let first = client
+        .start("#timeout-then-complete Summarize the top 5 stories")
+        .await;
+    assert_eq!(first["event"], "timeout");
+    let thread = thread_id(&first);
+
+    let second = client
+        .call_json(
+            "call_perplexity_computer",
+            json!({"message": "Also list the comment counts", "thread_id": thread}),
+        )
+        .await;
+
+    assert_eq!(second["thread_id"], thread);
+    assert_eq!(second["event"], "complete");
+    assert!(
+        text(&second).contains("Also list the comment counts"),
+        "the result is the follow-up's own answer: {second}"
+    );
+    let read = client.read(&thread).await;
+    let transcript = text(&read);
+    let finished = transcript
+        .find("Finished the report")
+        .expect("the first request finished");
+    let follow_up = transcript
+        .find("Also list the comment counts")
+        .expect("the follow-up ran");
+    assert!(finished < follow_up, "{transcript}");
+}

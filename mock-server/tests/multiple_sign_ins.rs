@@ -125,3 +125,45 @@ async fn after_the_first_sign_in_the_task_is_input_required_and_after_both_it_wo
     assert!(!text(&read).contains("GitHub connected"));
     assert!(!text(&read).contains("Linear connected"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_says_already_answered()
+ {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let thread = started(&mut client).await;
+    let read = client.read(&thread).await;
+    let github_url = read["web_state"]["entries"][0]["auth_requests"][0]["auth_url"]
+        .as_str()
+        .expect("auth_url")
+        .to_owned();
+
+    let page = mock.get(&github_url).await;
+    assert_eq!(page.status, 200);
+    let still = client.read(&thread).await;
+    assert_eq!(
+        still["web_state"]["entries"][0]["auth_requests"]
+            .as_array()
+            .map(Vec::len),
+        Some(2),
+        "opening the page alone does not sign in"
+    );
+    let action = common::form_action(&page.body, &github_url);
+    assert_eq!(mock.post_form(&action).await.status, 200);
+    let after = client.read(&thread).await;
+    assert_eq!(
+        after["web_state"]["entries"][0]["auth_requests"][0]["connector"],
+        "linear"
+    );
+
+    let notified = client
+        .call_json(
+            "notify_connected",
+            json!({"thread_id": thread, "message": "GitHub connected", "connector": "github"}),
+        )
+        .await;
+
+    assert!(text(&notified).contains("Linear"), "{notified}");
+    assert_eq!(notified["task_status"], "input_required");
+    assert!(!text(&client.read(&thread).await).contains("GitHub connected"));
+}

@@ -108,3 +108,37 @@ async fn without_a_progress_token_the_answer_is_a_plain_json_body() {
     assert_eq!(reply.body["jsonrpc"], "2.0");
     assert_eq!(text_json(&reply.body["result"])["event"], "complete");
 }
+
+#[tokio::test(start_paused = true)]
+async fn answering_a_question_with_a_progress_token_streams_the_steps_that_follow() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let asked = client
+        .start("#ask-user-question Build the sales report")
+        .await;
+
+    let (progress, result) = client
+        .call_with_progress(
+            "answer_question",
+            json!({
+                "thread_id": asked["thread_id"],
+                "answers": {"q1": "PDF"},
+                "followup_uuid": asked["interactive"]["followup_uuid"],
+            }),
+        )
+        .await;
+
+    let messages: Vec<&str> = progress
+        .iter()
+        .filter_map(|n| n["params"]["message"].as_str())
+        .collect();
+    assert!(
+        messages.contains(&"Writing the sales report"),
+        "{messages:?}"
+    );
+    assert!(
+        !messages.contains(&"Collecting last quarter's sales figures"),
+        "steps from before the answer are not repeated: {messages:?}"
+    );
+    assert_eq!(text_json(&result)["event"], "complete");
+}

@@ -305,3 +305,29 @@ async fn reading_a_thread_does_not_resume_or_change_it() {
     assert_eq!(first, second);
     assert_eq!(second["web_state"]["task_status"], "input_required");
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_latest_entry_lists_only_its_last_twenty_steps_oldest_first() {
+    let steps: Vec<Value> = (1..=25)
+        .map(|i| json!({"title": format!("Step {i}"), "duration": "1s"}))
+        .collect();
+    let scenario = json!({
+        "name": "many-steps",
+        "description": "Twenty-five steps.",
+        "turns": [{"steps": steps, "outcome": {"event": "complete", "text": "All done."}}]
+    });
+    let mock = mock_with_scenario(&scenario);
+    let mut client = mock.session("alice-dev-token").await;
+    let done = client.start("#many-steps go").await;
+
+    let read = client.read(&thread_id(&done)).await;
+    let titles: Vec<&str> = read["web_state"]["entries"][0]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["title"].as_str())
+        .collect();
+
+    let expected: Vec<String> = (6..=25).map(|i| format!("Step {i}")).collect();
+    assert_eq!(titles, expected);
+}
