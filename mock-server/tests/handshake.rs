@@ -327,3 +327,86 @@ async fn foreign_origins_and_hosts_are_refused_before_authentication() {
         .await;
     assert_eq!(local.status, StatusCode::OK, "{local:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn get_without_event_stream_in_accept_is_not_acceptable() {
+    let mock = Mock::new();
+    let client = mock.session("alice-dev-token").await;
+    let session = client.session.clone().expect("session");
+    let request = Request::get(MCP)
+        .header("accept", "application/json")
+        .header("authorization", ALICE)
+        .header("mcp-session-id", &session)
+        .body(Body::empty())
+        .expect("request");
+    let reply = mock.send(request).await;
+    assert_eq!(reply.status, StatusCode::NOT_ACCEPTABLE);
+    assert!(
+        message(&reply).contains("needs Accept: text/event-stream"),
+        "{reply:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn get_and_delete_on_an_unknown_session_say_how_to_recover() {
+    let mock = Mock::new();
+    for request in [
+        Request::get(MCP).header("accept", "text/event-stream"),
+        Request::delete(MCP),
+    ] {
+        let request = request
+            .header("authorization", ALICE)
+            .header("mcp-session-id", "no-such-session")
+            .body(Body::empty())
+            .expect("request");
+        let reply = mock.send(request).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND);
+        assert_eq!(reply.body["error"]["code"], -32001);
+        assert!(
+            message(&reply).contains("Send a new initialize request"),
+            "{reply:?}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_initialize_on_a_session_is_refused_with_a_sentence() {
+    // As the TypeScript SDK answers: 400, "already initialized".
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let reply = client
+        .rpc(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(reply.body["error"]["code"], -32600, "{reply:?}");
+    assert!(reply.headers.get("mcp-session-id").is_none());
+    assert!(
+        message(&reply).contains("send initialize without an Mcp-Session-Id header"),
+        "{reply:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn initialize_without_a_protocol_version_says_what_to_send() {
+    let mock = Mock::new();
+    let reply = mock
+        .post_mcp(
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("authorization", ALICE),
+            ],
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(reply.body["error"]["code"], -32602, "{reply:?}");
+    assert!(
+        message(&reply).contains("params.protocolVersion"),
+        "{reply:?}"
+    );
+    assert!(reply.headers.get("mcp-session-id").is_none());
+}

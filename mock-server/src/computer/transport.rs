@@ -111,7 +111,9 @@ pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: 
     };
 
     if let Incoming::Request { id, method, params } = &message {
-        if method == "initialize" {
+        // An initialize that carries a session id is aimed at that session (which is already
+        // initialized, or unknown), not a request for a new one.
+        if method == "initialize" && !headers.contains_key(SESSION_HEADER) {
             return initialize(&app, &account.id, id, params);
         }
         if method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
@@ -134,12 +136,7 @@ pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: 
         .get(&session_id)
         .filter(|s| s.account == account.id)
     else {
-        return transport_error(
-            StatusCode::NOT_FOUND,
-            SESSION_NOT_FOUND,
-            "Session not found: it ended or never existed. Send a new initialize request without \
-             an Mcp-Session-Id header.",
-        );
+        return session_not_found();
     };
     if let Err(response) = check_version_header(&headers, &session) {
         return response;
@@ -218,11 +215,14 @@ async fn request(
     let result = match method {
         "ping" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tools::catalog()})),
-        "initialize" => Err(RpcError::new(
-            INVALID_REQUEST,
-            "This session is already initialized; a new initialize must be sent without an \
-             Mcp-Session-Id header",
-        )),
+        "initialize" => {
+            let error = RpcError::new(
+                INVALID_REQUEST,
+                "Invalid Request: this session is already initialized. To start a new session, \
+                 send initialize without an Mcp-Session-Id header.",
+            );
+            return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &error);
+        }
         "tools/call" => return call_tool(app, account, session, id, params).await,
         other => Err(RpcError::new(
             METHOD_NOT_FOUND,
@@ -358,11 +358,7 @@ pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Resp
         .get(&session_id)
         .filter(|s| s.account == account.id)
     else {
-        return transport_error(
-            StatusCode::NOT_FOUND,
-            SESSION_NOT_FOUND,
-            "Session not found",
-        );
+        return session_not_found();
     };
     if let Err(response) = check_version_header(&headers, &session) {
         return response;
@@ -395,12 +391,18 @@ pub(crate) async fn delete(State(app): State<AppState>, headers: HeaderMap) -> R
             }
             StatusCode::OK.into_response()
         }
-        _ => transport_error(
-            StatusCode::NOT_FOUND,
-            SESSION_NOT_FOUND,
-            "Session not found",
-        ),
+        _ => session_not_found(),
     }
+}
+
+/// 404 for an unknown, ended or someone else's session, as the transport spec requires.
+fn session_not_found() -> Response {
+    transport_error(
+        StatusCode::NOT_FOUND,
+        SESSION_NOT_FOUND,
+        "Session not found: it ended or never existed. Send a new initialize request without an \
+         Mcp-Session-Id header.",
+    )
 }
 
 fn session_id(headers: &HeaderMap) -> Result<String, Response> {
