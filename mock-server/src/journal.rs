@@ -259,10 +259,16 @@ pub(crate) async fn record_exchange(
     let bytes = match http_body_util::Limited::new(body, limit).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
-            let message = format!(
+            let mut message = format!(
                 "The request body is larger than the {} MiB this endpoint accepts.",
                 limit / (1024 * 1024)
             );
+            if path == crate::MCP_PATH {
+                message.push_str(
+                    " Send files with create_attachment_upload and pass their attachment_urls \
+                     instead of putting their content in a message.",
+                );
+            }
             let body = serde_json::json!({
                 "jsonrpc": "2.0", "id": null,
                 "error": {"code": -32600, "message": format!("Invalid Request: {message}")},

@@ -91,6 +91,43 @@ async fn wrong_envelopes_are_invalid_requests() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_body_that_is_not_an_object_is_an_invalid_request() {
+    let mock = Mock::new();
+    let (mut client, thread, before) = session_with_a_thread(&mock).await;
+    let reply = client.post(json!("ping")).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(reply.body["error"]["code"], -32600);
+    assert!(
+        error_message(&reply).contains("the body must be a JSON-RPC object"),
+        "{reply:?}"
+    );
+    still_healthy(&mut client, &thread, &before).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn tools_call_without_a_tool_name_is_invalid_params() {
+    let mock = Mock::new();
+    let (mut client, thread, before) = session_with_a_thread(&mock).await;
+    let reply = client
+        .rpc("tools/call", json!({"arguments": {"message": "hi"}}))
+        .await;
+    assert_eq!(reply.body["error"]["code"], -32602, "{reply:?}");
+    assert!(error_message(&reply).contains("params.name"), "{reply:?}");
+    still_healthy(&mut client, &thread, &before).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unknown_notification_is_accepted_and_ignored() {
+    let mock = Mock::new();
+    let (mut client, thread, before) = session_with_a_thread(&mock).await;
+    let reply = client
+        .post(json!({"jsonrpc": "2.0", "method": "notifications/something_new"}))
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    still_healthy(&mut client, &thread, &before).await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn an_unknown_method_is_method_not_found() {
     let mock = Mock::new();
     let (mut client, thread, before) = session_with_a_thread(&mock).await;
@@ -194,6 +231,11 @@ async fn an_oversized_body_gets_413_with_a_json_rpc_error() {
     assert!(reply.body["error"]["code"].is_i64(), "{:?}", reply.body);
     assert!(
         error_message(&reply).contains("larger than the 4 MiB"),
+        "{:?}",
+        reply.body
+    );
+    assert!(
+        error_message(&reply).contains("create_attachment_upload"),
         "{:?}",
         reply.body
     );
