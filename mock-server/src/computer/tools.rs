@@ -371,6 +371,9 @@ pub(crate) async fn call(
         return ToolOutput::server_error(args.get("thread_id").and_then(Value::as_str), message);
     }
     let a = Args(&args);
+    if let Err(message) = check_attachments(ctx, a) {
+        return ToolOutput::server_error(a.str("thread_id"), message);
+    }
     match name {
         "call_perplexity_computer" => call_perplexity_computer(ctx, a, progress).await,
         "answer_question" => answer_question(ctx, a, progress).await,
@@ -386,6 +389,26 @@ pub(crate) async fn call(
         "create_attachment_upload" => create_attachment_upload(ctx, a),
         other => ToolOutput::server_error(None, format!("Unknown tool `{other}`.")),
     }
+}
+
+/// Attachments must be files this account uploaded through `create_attachment_upload`: Computer
+/// fetches them from storage, so any other URL (or an envelope whose POST never happened) fails
+/// before anything is sent.
+fn check_attachments(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
+    let prefix = format!("{}/_mock/uploads/", ctx.engine.base_url);
+    for url in args.strings("attachment_urls") {
+        let uploaded = url
+            .strip_prefix(&prefix)
+            .is_some_and(|key| ctx.engine.world.owns_upload(&ctx.account.id, key));
+        if !uploaded {
+            return Err(format!(
+                "Argument `attachment_urls`: `{url}` is not a file you uploaded. Call \
+                 create_attachment_upload, POST the file to its upload_url with every \
+                 upload_fields key, then pass its attachment_url."
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Typed access to already-validated arguments.
