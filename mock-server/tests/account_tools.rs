@@ -2,10 +2,8 @@
 
 mod common;
 
-use axum::body::Body;
 use common::{BASE, Mock, keys, text, text_json};
-use http::Request;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 #[tokio::test(start_paused = true)]
 async fn models_list_offers_the_paid_plan_every_mode_and_model() {
@@ -214,42 +212,6 @@ async fn an_attachment_over_the_free_plan_limit_is_refused_for_bob_but_not_alice
     assert_eq!(ok["isError"], false, "{ok}");
 }
 
-fn multipart(fields: &Map<String, Value>, file: &[u8]) -> (String, Vec<u8>) {
-    let boundary = "----mock-server-test-boundary";
-    let mut body = Vec::new();
-    for (name, value) in fields {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{}\r\n",
-                value.as_str().unwrap_or_default()
-            )
-            .as_bytes(),
-        );
-    }
-    body.extend_from_slice(
-        format!(
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    body.extend_from_slice(file);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    (format!("multipart/form-data; boundary={boundary}"), body)
-}
-
-async fn upload(mock: &Mock, envelope: &Value, fields: &Map<String, Value>) -> common::Reply {
-    let (content_type, body) = multipart(fields, b"hello world");
-    let url = envelope["upload_url"].as_str().expect("upload_url");
-    let path = url.strip_prefix(BASE).unwrap_or(url);
-    mock.send(
-        Request::post(path)
-            .header("content-type", content_type)
-            .body(Body::from(body))
-            .expect("request"),
-    )
-    .await
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_multipart_post_with_every_field_and_the_file_is_204_and_the_attachment_url_serves_it() {
     let mock = Mock::new();
@@ -260,7 +222,7 @@ async fn a_multipart_post_with_every_field_and_the_file_is_204_and_the_attachmen
         .expect("fields")
         .clone();
 
-    let posted = upload(&mock, &envelope, &fields).await;
+    let posted = mock.upload(&envelope, &fields, b"hello world").await;
 
     assert_eq!(posted.status, 204, "{posted:?}");
     let served = mock
@@ -281,7 +243,7 @@ async fn a_tampered_field_is_refused_with_an_s3_xml_error() {
         .clone();
     fields.insert("x-amz-signature".to_owned(), json!("0000forged0000"));
 
-    let posted = upload(&mock, &envelope, &fields).await;
+    let posted = mock.upload(&envelope, &fields, b"hello world").await;
 
     assert_eq!(posted.status, 403);
     assert_eq!(posted.headers["content-type"], "application/xml");
@@ -292,4 +254,104 @@ async fn a_tampered_field_is_refused_with_an_s3_xml_error() {
         .get(envelope["attachment_url"].as_str().expect("url"))
         .await;
     assert_eq!(served.status, 404, "nothing was stored");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_upload_after_the_envelope_expired_is_refused() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let envelope = envelope(&mut client, 11).await;
+    let fields = envelope["upload_fields"]
+        .as_object()
+        .expect("fields")
+        .clone();
+
+    mock.advance(std::time::Duration::from_secs(11 * 60));
+    let posted = mock.upload(&envelope, &fields, b"hello world").await;
+
+    assert_eq!(posted.status, 403);
+    let body = posted.body.as_str().expect("xml");
+    assert!(body.contains("<Code>AccessDenied</Code>"), "{body}");
+    assert!(body.contains("expired"), "{body}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_file_larger_than_declared_is_refused() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let envelope = envelope(&mut client, 5).await;
+    let fields = envelope["upload_fields"]
+        .as_object()
+        .expect("fields")
+        .clone();
+
+    let posted = mock.upload(&envelope, &fields, b"hello world").await;
+
+    assert_eq!(posted.status, 400);
+    let body = posted.body.as_str().expect("xml");
+    assert!(body.contains("<Code>EntityTooLarge</Code>"), "{body}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_uploaded_attachment_goes_with_the_message() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let attachment = client
+        .attach("report.txt", b"Q3 risks: churn, hiring")
+        .await;
+
+    let result = client
+        .call_json(
+            "call_perplexity_computer",
+            json!({
+                "message": "#complete Summarize this report and pull out the key risks.",
+                "attachment_urls": [attachment],
+            }),
+        )
+        .await;
+
+    assert_eq!(result["event"], "complete");
+    let read = client
+        .read(result["thread_id"].as_str().expect("thread"))
+        .await;
+    assert!(text(&read).contains(&attachment), "{read}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_attachment_url_that_was_never_uploaded_is_refused_before_anything_is_sent() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let envelope = envelope(&mut client, 11).await;
+    let never_posted = envelope["attachment_url"].as_str().expect("url");
+
+    for url in [never_posted, "https://example.com/secret.pdf"] {
+        let raw = client
+            .call(
+                "call_perplexity_computer",
+                json!({"message": "#complete Summarize this", "attachment_urls": [url]}),
+            )
+            .await;
+        assert_eq!(raw["isError"], true, "{raw}");
+        let result = text_json(&raw);
+        assert!(text(&result).contains("`attachment_urls`"), "{result}");
+        assert!(text(&result).contains(url), "{result}");
+        assert!(result.get("thread_id").is_none());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn bob_cannot_attach_a_file_alice_uploaded() {
+    let mock = Mock::new();
+    let mut alice = mock.session("alice-dev-token").await;
+    let mut bob = mock.session("bob-dev-token").await;
+    let attachment = alice.attach("private.txt", b"alice's notes").await;
+
+    let raw = bob
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#complete Summarize this", "attachment_urls": [attachment]}),
+        )
+        .await;
+
+    assert_eq!(raw["isError"], true, "{raw}");
 }

@@ -39,16 +39,7 @@ async fn when_the_request_already_ended_the_message_is_sent_as_a_new_turn_and_th
 async fn attachment_urls_always_send_a_new_message() {
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
-    let envelope = client
-        .call_json(
-            "create_attachment_upload",
-            json!({"filename": "notes.txt", "mime_type": "text/plain", "size_bytes": 12}),
-        )
-        .await;
-    let attachment = envelope["attachment_url"]
-        .as_str()
-        .expect("attachment_url")
-        .to_owned();
+    let attachment = client.attach("notes.txt", b"my notes").await;
     let asked = client
         .start("Email me a summary of my unread Slack messages")
         .await;

@@ -424,3 +424,75 @@ pub fn form_action(page: &Value, page_url: &str) -> String {
         .and_then(|(_, rest)| rest.split_once('"'))
         .map_or_else(|| page_url.to_owned(), |(action, _)| action.to_owned())
 }
+
+/// A `multipart/form-data` body with `fields` then the file under `file`: (content type, body).
+pub fn multipart(
+    fields: &serde_json::Map<String, Value>,
+    filename: &str,
+    file: &[u8],
+) -> (String, Vec<u8>) {
+    let boundary = "----mock-server-test-boundary";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{}\r\n",
+                value.as_str().unwrap_or_default()
+            )
+            .as_bytes(),
+        );
+    }
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; \
+             filename=\"{filename}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(file);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+impl Mock {
+    /// POSTs a presigned upload: `fields` plus the file, to the envelope's `upload_url`.
+    pub async fn upload(
+        &self,
+        envelope: &Value,
+        fields: &serde_json::Map<String, Value>,
+        file: &[u8],
+    ) -> Reply {
+        let (content_type, body) = multipart(fields, "upload.bin", file);
+        let url = envelope["upload_url"].as_str().expect("upload_url");
+        let path = url.strip_prefix(BASE).unwrap_or(url);
+        self.send(
+            Request::post(path)
+                .header("content-type", content_type)
+                .body(Body::from(body))
+                .expect("request"),
+        )
+        .await
+    }
+}
+
+impl Client {
+    /// Uploads `bytes` as `filename` the documented way and returns its `attachment_url`.
+    pub async fn attach(&mut self, filename: &str, bytes: &[u8]) -> String {
+        let envelope = self
+            .call_json(
+                "create_attachment_upload",
+                json!({"filename": filename, "mime_type": "text/plain", "size_bytes": bytes.len()}),
+            )
+            .await;
+        let fields = envelope["upload_fields"]
+            .as_object()
+            .expect("upload_fields")
+            .clone();
+        let posted = self.mock.upload(&envelope, &fields, bytes).await;
+        assert_eq!(posted.status, StatusCode::NO_CONTENT, "{posted:?}");
+        envelope["attachment_url"]
+            .as_str()
+            .expect("attachment_url")
+            .to_owned()
+    }
+}
