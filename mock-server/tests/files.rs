@@ -265,3 +265,19 @@ async fn an_unknown_asset_id_is_an_error_naming_it() {
     assert_eq!(raw["isError"], true);
     assert!(text(&text_json(&raw)).contains("asset_nope"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_website_preview_url_lasts_a_day() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let first = text_json(&first_turn(&mut client).await);
+    let site_url = first["files"][2]["url"].as_str().expect("url").to_owned();
+    let pdf_url = first["files"][0]["url"].as_str().expect("url").to_owned();
+
+    mock.advance(Duration::from_secs(23 * 3600));
+    assert_eq!(mock.get(&site_url).await.status, 200);
+    assert_eq!(mock.get(&pdf_url).await.status, 403);
+
+    mock.advance(Duration::from_secs(2 * 3600));
+    assert_eq!(mock.get(&site_url).await.status, 403);
+}

@@ -125,3 +125,33 @@ async fn denying_the_confirmation_after_answering_takes_the_denied_branch() {
         "Okay, I won't email the attendees. The invite is saved as a draft."
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn read_thread_lists_both_prompts_with_their_answer_submission_uuids() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let result = client
+        .start("#pending-interactions Set up the meeting")
+        .await;
+
+    let read = client.read(&thread_id(&result)).await;
+    let interactions = read["web_state"]["entries"][0]["interactions"]
+        .as_array()
+        .expect("interactions")
+        .clone();
+
+    assert_eq!(interactions.len(), 2);
+    let pending = result["pending_interactions"].as_array().expect("pending");
+    for (interaction, item) in interactions.iter().zip(pending) {
+        assert_eq!(interaction["type"], item["type"]);
+        assert_eq!(interaction["status"], "WAITING_FOR_USER");
+        assert_eq!(
+            interaction["request"]["answer_submission_uuid"],
+            item["followup_uuid"]
+        );
+    }
+    assert_eq!(
+        interactions[1]["request"]["action"],
+        "Email the invite to 14 attendees"
+    );
+}
