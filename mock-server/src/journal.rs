@@ -361,3 +361,54 @@ fn headers_json(headers: &http::HeaderMap) -> serde_json::Map<String, Value> {
     }
     map
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exchange(path: &str, status: u16) -> Exchange {
+        let now = Utc::now();
+        Exchange {
+            seq: 0,
+            method: "POST".into(),
+            path: path.into(),
+            query: None,
+            request_headers: serde_json::Map::new(),
+            request_body: Value::Null,
+            status,
+            response_headers: serde_json::Map::new(),
+            response_body: Value::Null,
+            sse_events: Vec::new(),
+            virtual_time: now,
+            real_time: now,
+            virtual_responded_at: now,
+        }
+    }
+
+    #[test]
+    fn an_open_exchange_is_visible_then_completed_in_place() {
+        let journal = Journal::new();
+        let ticket = journal.open(exchange("/slow", 0));
+        journal.record(exchange("/fast", 200));
+        assert_eq!(journal.exchanges()[0].status, 0);
+        journal.complete(ticket, exchange("/slow", 200));
+        let paths: Vec<(String, u16)> = journal
+            .exchanges()
+            .into_iter()
+            .map(|e| (e.path, e.status))
+            .collect();
+        assert_eq!(paths, [("/slow".into(), 200), ("/fast".into(), 200)]);
+    }
+
+    #[test]
+    fn a_response_finishing_after_a_clear_does_not_overwrite_newer_exchanges() {
+        let journal = Journal::new();
+        let ticket = journal.open(exchange("/before-reset", 0));
+        journal.clear();
+        journal.record(exchange("/after-reset", 200));
+        journal.complete(ticket, exchange("/before-reset", 200));
+        let exchanges = journal.exchanges();
+        assert_eq!(exchanges.len(), 1);
+        assert_eq!(exchanges[0].path, "/after-reset");
+    }
+}
