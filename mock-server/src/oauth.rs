@@ -62,10 +62,13 @@ pub(crate) fn authenticate(app: &AppState, headers: &HeaderMap) -> Result<Accoun
     }
 }
 
+/// The 401 answer. `scope` is the one the metadata lists, as the MCP authorization spec
+/// recommends (and the real service sends), so a client asks for exactly it.
 fn challenge(app: &AppState, why: &str) -> Response {
     let metadata = format!("{}{RESOURCE_METADATA_PATH}", app.base_url());
     let value = format!(
-        "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{metadata}\"",
+        "Bearer error=\"invalid_token\", error_description=\"{}\", \
+         resource_metadata=\"{metadata}\", scope=\"computer\"",
         why.replace('"', "'")
     );
     let mut response = (

@@ -30,6 +30,7 @@ fn assert_challenge(reply: &common::Reply, says: &str) {
         challenge.contains(&format!("resource_metadata=\"{METADATA}\"")),
         "{challenge}"
     );
+    assert!(challenge.contains("scope=\"computer\""), "{challenge}");
     assert!(reply.body.is_object(), "a JSON body: {reply:?}");
     let message = reply.body["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains(says), "{message}");
@@ -60,6 +61,16 @@ async fn the_resource_metadata_names_the_mcp_url() {
         "{:?}",
         reply.body
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_root_metadata_url_serves_the_same_document() {
+    let mock = Mock::new();
+    let root = mock.get("/.well-known/oauth-protected-resource").await;
+    let inserted = mock.get(METADATA).await;
+    assert_eq!(root.status, StatusCode::OK);
+    assert_eq!(root.body, inserted.body);
+    assert_eq!(root.body["scopes_supported"], json!(["computer"]));
 }
 
 #[tokio::test(start_paused = true)]
