@@ -80,7 +80,7 @@ async fn opening_the_auth_url_completes_the_sign_in_and_notify_connected_then_sa
     assert_eq!(notified["thread_id"], thread);
     assert_eq!(notified["event"], "complete");
     assert_eq!(notified["task_status"], "working");
-    assert!(text(&notified).contains("already"), "{notified}");
+    assert!(text(&notified).contains("already answered"), "{notified}");
     let read = client.read(&thread).await;
     assert!(
         !text(&read).contains("Slack connected"),

@@ -163,6 +163,7 @@ async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_s
         )
         .await;
 
+    assert!(text(&notified).contains("already answered"), "{notified}");
     assert!(text(&notified).contains("Linear"), "{notified}");
     assert_eq!(notified["task_status"], "input_required");
     assert!(!text(&client.read(&thread).await).contains("GitHub connected"));

@@ -1001,12 +1001,18 @@ async fn notify_connected(
                 let entry = thread.latest();
                 let status = entry.map(|e| e.task_status().as_str()).unwrap_or("working");
                 let text = match (already, entry.filter(|e| matches!(e.phase, Phase::Input { .. }))) {
-                    (_, Some(entry)) => format!(
+                    (false, Some(entry)) => format!(
                         "Sign-in recorded. The task is still waiting on {}; use read_thread to \
                          see what it needs.",
                         render::describe_open(entry)
                     ),
-                    (true, None) => "That sign-in was already completed in Perplexity, so \
+                    (true, Some(entry)) => format!(
+                        "That sign-in was already answered in Perplexity, so nothing new was \
+                         sent. The task is still waiting on {}; use read_thread to see what it \
+                         needs.",
+                        render::describe_open(entry)
+                    ),
+                    (true, None) => "That sign-in was already answered in Perplexity, so \
                                      nothing new was sent. Computer is continuing this request; \
                                      use read_thread to follow progress."
                         .to_owned(),
