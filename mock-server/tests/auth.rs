@@ -77,8 +77,12 @@ async fn the_root_metadata_url_serves_the_same_document() {
 async fn bobs_token_acts_as_bob() {
     let mock = Mock::new();
     let mut bob = mock.session("bob-dev-token").await;
+    let world = mock.handle.world();
+    let (alice_before, bob_before) = (world.credits("alice"), world.credits("bob"));
     let started = bob.start("#complete Hello from bob").await;
     let thread = common::thread_id(&started);
+    assert!(world.credits("bob") < bob_before, "bob paid for it");
+    assert_eq!(world.credits("alice"), alice_before);
 
     let read_by_bob = bob.read(&thread).await;
     assert_eq!(read_by_bob["thread_id"], thread.as_str());
@@ -109,13 +113,14 @@ async fn auth_none_serves_without_a_token_as_alice() {
 
     let mut anonymous = mock.session("ignored").await;
     anonymous.token = None;
+    let world = mock.handle.world();
+    let (alice_before, bob_before) = (world.credits("alice"), world.credits("bob"));
     let started = anonymous.start("#complete Hello").await;
-    let thread = common::thread_id(&started);
+    assert_eq!(started["event"], "complete", "{started}");
 
-    // Alice's own token (accepted and ignored) sees the same thread: it is hers.
-    let mut alice = mock.session("alice-dev-token").await;
-    let read = alice.read(&thread).await;
-    assert_eq!(read["thread_id"], thread.as_str(), "{read}");
+    // The message was billed to alice.
+    assert!(world.credits("alice") < alice_before);
+    assert_eq!(world.credits("bob"), bob_before);
 }
 
 #[tokio::test(start_paused = true)]
