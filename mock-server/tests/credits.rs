@@ -167,6 +167,36 @@ async fn running_out_during_a_task_is_input_required_and_the_same_thread_continu
 }
 
 #[tokio::test(start_paused = true)]
+async fn after_running_out_during_a_task_a_message_without_a_top_up_is_refused_before_it_is_sent() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let result = client
+        .start("#insufficient-credits-during-task Build the competitor pricing table")
+        .await;
+    let thread = thread_id(&result);
+    assert_eq!(result["task_status"], "input_required");
+
+    let raw = client
+        .call(
+            "call_perplexity_computer",
+            json!({"thread_id": thread, "message": "Please continue"}),
+        )
+        .await;
+
+    let refused = text_json(&raw);
+    assert_eq!(refused["event"], "insufficient_credits");
+    assert_eq!(keys(&refused), ["event", "interactive", "text"]);
+    assert!(raw.get("structuredContent").is_none());
+    let read = client.read(&thread).await;
+    assert_eq!(read["web_state"]["task_status"], "input_required");
+    assert!(
+        !text(&read).contains("Please continue"),
+        "nothing was sent: {}",
+        text(&read)
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn quota_exhausted_carries_the_reset_date_first_of_next_month_utc_and_a_billing_url() {
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;

@@ -160,6 +160,11 @@ impl Engine {
             .filter(|t| t.owner == account)
             .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
         thread.advance(now);
+        // Credits running out mid-task empties the account, so the next message is refused
+        // before it is sent until the user tops up, as the document describes.
+        if thread.take_credit_exhaustion() {
+            self.world.drain(&thread.owner);
+        }
         let download_url = |asset: &Asset| self.mint_download(thread_id, asset);
         let ctx = RenderContext {
             base_url: &self.base_url,

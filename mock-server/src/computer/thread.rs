@@ -235,6 +235,8 @@ pub(crate) struct Thread {
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
+    /// Set when the script ran the account out of credits; the engine empties the balance.
+    ran_out_of_credits: bool,
     step_counter: u64,
 }
 
@@ -261,6 +263,7 @@ impl Thread {
             assets: Vec::new(),
             activity: Vec::new(),
             web_state_failures: 0,
+            ran_out_of_credits: false,
             step_counter: 0,
         };
         let history = thread.scenario.scenario.history.clone();
@@ -279,6 +282,11 @@ impl Thread {
             thread.entries.push(entry);
         }
         thread
+    }
+
+    /// Whether the script ran the account out of credits since the last call; clears the flag.
+    pub(crate) fn take_credit_exhaustion(&mut self) -> bool {
+        std::mem::take(&mut self.ran_out_of_credits)
     }
 
     /// The entry of the request in progress (or the last one).
@@ -699,6 +707,7 @@ impl Thread {
                 }
             }
             Outcome::InsufficientCredits { then, .. } => {
+                self.ran_out_of_credits = true;
                 self.open_input_step(index, "Out of credits".to_owned(), at);
                 Phase::Input {
                     kind: InputKind::Credits,
