@@ -66,6 +66,9 @@ pub struct Config {
     pub public_url: Option<String>,
     /// Authentication mode.
     pub auth: AuthMode,
+    /// Virtual time at start; `None` is a fixed instant (2026-10-24T00:11:18Z), so tests and
+    /// snapshots see the same timestamps on every run.
+    pub epoch: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Default for Config {
@@ -78,6 +81,7 @@ impl Default for Config {
             call_wait: DEFAULT_CALL_WAIT,
             public_url: None,
             auth: AuthMode::Bearer,
+            epoch: None,
         }
     }
 }
@@ -102,7 +106,8 @@ struct Shared {
 impl AppState {
     fn new(config: Config, base_url: String) -> Result<Self, Error> {
         let catalog = Arc::new(Catalog::load(&config.fixtures, config.scenario.as_deref())?);
-        let clock = Clock::new(config.clock, Clock::fixed_epoch());
+        let epoch = config.epoch.unwrap_or_else(Clock::fixed_epoch);
+        let clock = Clock::new(config.clock, epoch);
         let world = Arc::new(World::builtin());
         let engine = Arc::new(Engine::new(
             clock.clone(),

@@ -71,6 +71,8 @@ async fn main() -> ExitCode {
         call_wait: cli.call_wait,
         public_url: cli.public_url,
         auth,
+        // A developer's mock starts at today's date; only the library defaults to a fixed one.
+        epoch: Some(chrono::Utc::now()),
     };
     let server = match MockServer::builder().config(config).start().await {
         Ok(server) => server,

@@ -68,11 +68,14 @@ fn input(properties: Value, required: &[&str]) -> Value {
     })
 }
 
+fn output(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
 /// The output schema of the task tools that never answer the credit refusal.
 fn task_result_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
+    output(
+        json!({
             "thread_id": {"type": "string"},
             "event": {"type": "string"},
             "text": {"type": "string"},
@@ -84,9 +87,9 @@ fn task_result_schema() -> Value {
             "interactive": {"type": "object"},
             "pending_interactions": {"type": "array", "items": {"type": "object"}},
             "optional_auth_requests": {"type": "array", "items": {"type": "object"}}
-        },
-        "required": ["event", "text"]
-    })
+        }),
+        &["event", "text"],
+    )
 }
 
 fn annotations(title: &str, read_only: bool, destructive: bool, idempotent: bool) -> Value {
@@ -189,19 +192,15 @@ fn build_catalog() -> Vec<Value> {
             "title": "Read thread",
             "description": "Reads an existing thread without sending a message or resuming the agent. Use it to check on a task after a timeout, a reconnect, or a sleep.",
             "inputSchema": input(json!({"thread_id": thread_id(returned)}), &["thread_id"]),
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "thread_id": {"type": "string"},
-                    "event": {"type": "string", "const": "transcript"},
-                    "status": {"type": "string"},
-                    "text": {"type": "string"},
-                    "truncated": {"type": "boolean"},
-                    "web_state": {"type": ["object", "null"]},
-                    "web_state_error": {"type": "string"}
-                },
-                "required": ["thread_id", "event", "status", "text", "web_state"]
-            },
+            "outputSchema": output(json!({
+                "thread_id": {"type": "string"},
+                "event": {"type": "string", "const": "transcript"},
+                "status": {"type": "string"},
+                "text": {"type": "string"},
+                "truncated": {"type": "boolean"},
+                "web_state": {"type": ["object", "null"]},
+                "web_state_error": {"type": "string"}
+            }), &["thread_id", "event", "status", "text", "web_state"]),
             "annotations": annotations("Read thread", true, false, true),
         }),
         json!({
@@ -209,16 +208,12 @@ fn build_catalog() -> Vec<Value> {
             "title": "List modes and models",
             "description": "Lists the modes and models you can choose for a task.",
             "inputSchema": input(json!({}), &[]),
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "default_mode": {"type": ["string", "null"]},
-                    "modes": {"type": "array", "items": {"type": "object"}},
-                    "models": {"type": "array", "items": {"type": "object"}},
-                    "default_model": {"type": ["string", "null"]}
-                },
-                "required": ["default_mode", "modes", "models", "default_model"]
-            },
+            "outputSchema": output(json!({
+                "default_mode": {"type": ["string", "null"]},
+                "modes": {"type": "array", "items": {"type": "object"}},
+                "models": {"type": "array", "items": {"type": "object"}},
+                "default_model": {"type": ["string", "null"]}
+            }), &["default_mode", "modes", "models", "default_model"]),
             "annotations": annotations("List modes and models", true, false, true),
         }),
         json!({
@@ -230,14 +225,10 @@ fn build_catalog() -> Vec<Value> {
                 "entry_id": {"type": "string", "description": "Only list assets from this turn."},
                 "cursor": {"type": "string", "description": "`next_cursor` from a previous page."}
             }), &["thread_id"]),
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "assets": {"type": "array", "items": {"type": "object"}},
-                    "next_cursor": {"type": ["string", "null"]}
-                },
-                "required": ["assets", "next_cursor"]
-            },
+            "outputSchema": output(json!({
+                "assets": {"type": "array", "items": {"type": "object"}},
+                "next_cursor": {"type": ["string", "null"]}
+            }), &["assets", "next_cursor"]),
             "annotations": annotations("List thread assets", true, false, true),
         }),
         json!({
@@ -248,15 +239,11 @@ fn build_catalog() -> Vec<Value> {
                 "thread_id": thread_id("The thread the asset belongs to."),
                 "asset_id": {"type": "string", "description": "An `asset_id` from `list_thread_assets`."}
             }), &["thread_id", "asset_id"]),
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "asset_id": {"type": "string"},
-                    "url": {"type": "string"},
-                    "expires_in_seconds": {"type": ["integer", "null"]}
-                },
-                "required": ["asset_id", "url", "expires_in_seconds"]
-            },
+            "outputSchema": output(json!({
+                "asset_id": {"type": "string"},
+                "url": {"type": "string"},
+                "expires_in_seconds": {"type": ["integer", "null"]}
+            }), &["asset_id", "url", "expires_in_seconds"]),
             "annotations": annotations("Create asset download", true, false, false),
         }),
         json!({
@@ -267,14 +254,10 @@ fn build_catalog() -> Vec<Value> {
                 "search_term": {"type": "string", "description": "Filter by a Project described in natural language."},
                 "cursor": {"type": "string", "description": "`next_cursor` from a previous page."}
             }), &[]),
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "projects": {"type": "array", "items": {"type": "object"}},
-                    "next_cursor": {"type": ["string", "null"]}
-                },
-                "required": ["projects", "next_cursor"]
-            },
+            "outputSchema": output(json!({
+                "projects": {"type": "array", "items": {"type": "object"}},
+                "next_cursor": {"type": ["string", "null"]}
+            }), &["projects", "next_cursor"]),
             "annotations": annotations("List Projects", true, false, true),
         }),
         json!({
@@ -286,15 +269,11 @@ fn build_catalog() -> Vec<Value> {
                 "mime_type": {"type": "string", "description": "Content type of the file (e.g. `application/pdf`, `image/png`)."},
                 "size_bytes": {"type": "integer", "description": "File size in bytes. Must not exceed your plan's limit (200 MB on paid plans, 25 MB on Free)."}
             }), &["filename", "mime_type", "size_bytes"]),
-            "outputSchema": {
-                "type": "object",
-                "properties": {
-                    "attachment_url": {"type": "string"},
-                    "upload_url": {"type": "string"},
-                    "upload_fields": {"type": "object"}
-                },
-                "required": ["attachment_url", "upload_url", "upload_fields"]
-            },
+            "outputSchema": output(json!({
+                "attachment_url": {"type": "string"},
+                "upload_url": {"type": "string"},
+                "upload_fields": {"type": "object"}
+            }), &["attachment_url", "upload_url", "upload_fields"]),
             "annotations": annotations("Create attachment upload", false, false, false),
         }),
     ];

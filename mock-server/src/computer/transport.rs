@@ -127,20 +127,10 @@ pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: 
         }
     }
 
-    let session_id = match session_id(&headers) {
-        Ok(id) => id,
+    let (session_id, session) = match open_session(&app, &headers, &account.id) {
+        Ok(found) => found,
         Err(response) => return response,
     };
-    let Some(session) = app
-        .sessions()
-        .get(&session_id)
-        .filter(|s| s.account == account.id)
-    else {
-        return session_not_found();
-    };
-    if let Err(response) = check_version_header(&headers, &session) {
-        return response;
-    }
 
     match message {
         Incoming::Notification { method } => {
@@ -349,20 +339,10 @@ pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Resp
             "Not Acceptable: the GET stream needs Accept: text/event-stream",
         );
     }
-    let session_id = match session_id(&headers) {
-        Ok(id) => id,
+    let (_, session) = match open_session(&app, &headers, &account.id) {
+        Ok(found) => found,
         Err(response) => return response,
     };
-    let Some(session) = app
-        .sessions()
-        .get(&session_id)
-        .filter(|s| s.account == account.id)
-    else {
-        return session_not_found();
-    };
-    if let Err(response) = check_version_header(&headers, &session) {
-        return response;
-    }
     // The mock sends nothing unsolicited in this era; the stream stays open until the session ends.
     let closed = WatchStream::new(session.closed.subscribe());
     let stream = closed
@@ -418,6 +398,23 @@ fn session_id(headers: &HeaderMap) -> Result<String, Response> {
                  the Mcp-Session-Id it returns on every later request.",
             )
         })
+}
+
+/// The session a request names, checked: it exists, belongs to `account`, and the request's
+/// `MCP-Protocol-Version` is one this server speaks.
+fn open_session(
+    app: &AppState,
+    headers: &HeaderMap,
+    account: &str,
+) -> Result<(String, Session), Response> {
+    let session_id = session_id(headers)?;
+    let session = app
+        .sessions()
+        .get(&session_id)
+        .filter(|s| s.account == account)
+        .ok_or_else(session_not_found)?;
+    check_version_header(headers, &session)?;
+    Ok((session_id, session))
 }
 
 fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Response> {
