@@ -1,0 +1,216 @@
+//! Questions, confirmations and several interactions waiting at once.
+
+use serde_json::Value;
+
+use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rule, ToolCall, Transcript};
+
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            id: "computer.question.answer",
+            summary: "ask_user_question is answered with answer_question{thread_id, answers, followup_uuid}",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "answer_question",
+                quote: "followup_uuid: The followup_uuid from the event's interactive object, or request.answer_submission_uuid from a read_thread form. Pass it when present so the answer reaches the right question.",
+            },
+            scenarios: &["ask-user-question"],
+            check: question,
+        },
+        Rule {
+            id: "computer.confirm.decide",
+            summary: "confirm_action is decided with confirm_action_approve/deny{thread_id, result, followup_uuid}",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "confirm_action_approve / confirm_action_deny",
+                quote: "confirm_action: Call confirm_action_approve or confirm_action_deny. [...] result (Required): Reason or message for the approval.",
+            },
+            scenarios: &["confirm-action"],
+            check: confirm,
+        },
+        Rule {
+            id: "computer.pending.each",
+            summary: "every item of pending_interactions is handled",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "Response Format",
+                quote: "pending_interactions: Present when more than one question or confirmation is waiting. Each item has the same shape as interactive.",
+            },
+            scenarios: &["pending-interactions"],
+            check: pending,
+        },
+    ]
+}
+
+/// `answer_submission_uuid`s the client could have read from read_thread.
+fn submission_uuids(t: &Transcript) -> Vec<String> {
+    let mut found = Vec::new();
+    for c in t.calls_named("read_thread") {
+        collect_key(&c.result, "answer_submission_uuid", &mut found);
+    }
+    found
+}
+
+fn collect_key(value: &Value, key: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k == key
+                    && let Some(s) = v.as_str()
+                {
+                    out.push(s.to_owned());
+                }
+                collect_key(v, key, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_key(v, key, out)),
+        _ => {}
+    }
+}
+
+/// Results whose `interactive` is of `kind`, with that object.
+fn asked<'a>(t: &'a Transcript, kind: &str) -> Vec<(&'a ToolCall, &'a Value)> {
+    t.calls
+        .iter()
+        .filter_map(|c| {
+            let i = c.result.get("interactive")?;
+            (i.get("type").and_then(Value::as_str) == Some(kind)).then_some((c, i))
+        })
+        .collect()
+}
+
+/// Checks that each interactive of `kind` got one of `tools` with the right arguments.
+fn follow_up(t: &Transcript, kind: &str, tools: &[&str], required: &str) -> Outcome {
+    let asks = asked(t, kind);
+    if asks.is_empty() {
+        return Outcome::Unobserved(format!("no result carried an interactive {kind}"));
+    }
+    let uuids = submission_uuids(t);
+    let mut answered = std::collections::BTreeSet::new();
+    for (ask, interactive) in asks {
+        let thread = ask.result_thread().unwrap_or_default();
+        let uuid = interactive.get("followup_uuid").and_then(Value::as_str);
+        if uuid.is_some_and(|u| answered.contains(u)) {
+            continue;
+        }
+        let Some(reply) = t
+            .calls
+            .iter()
+            .find(|c| c.seq > ask.seq && tools.contains(&c.name.as_str()))
+        else {
+            return Outcome::Violated {
+                message: format!(
+                    "{kind} on thread {thread} (#{}) was never answered with {}",
+                    ask.seq,
+                    tools.join(" or ")
+                ),
+                evidence: vec![ask.seq],
+            };
+        };
+        let problem = if reply.thread_arg() != Some(thread) {
+            Some(format!("thread_id is not {thread}"))
+        } else if !has_value(reply.args.get(required)) {
+            Some(format!("`{required}` is missing or empty"))
+        } else {
+            match (
+                uuid,
+                reply.args.get("followup_uuid").and_then(Value::as_str),
+            ) {
+                (Some(expected), Some(given))
+                    if given == expected || uuids.iter().any(|u| u == given) =>
+                {
+                    None
+                }
+                (Some(expected), Some(given)) => Some(format!(
+                    "followup_uuid {given} is neither the interactive's {expected} nor an answer_submission_uuid from read_thread"
+                )),
+                (Some(expected), None) => Some(format!(
+                    "followup_uuid {expected} was present but not passed"
+                )),
+                (None, _) => None,
+            }
+        };
+        if let Some(problem) = problem {
+            return Outcome::Violated {
+                message: format!("{}: {problem}", reply.describe()),
+                evidence: vec![ask.seq, reply.seq],
+            };
+        }
+        if let Some(u) = uuid {
+            answered.insert(u.to_owned());
+        }
+    }
+    Outcome::Pass(format!(
+        "every {kind} was answered with thread_id, {required} and followup_uuid"
+    ))
+}
+
+fn has_value(v: Option<&Value>) -> bool {
+    match v {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Object(m)) => !m.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Null) | None => false,
+        Some(_) => true,
+    }
+}
+
+fn question(t: &Transcript) -> Outcome {
+    follow_up(t, "ask_user_question", &["answer_question"], "answers")
+}
+
+fn confirm(t: &Transcript) -> Outcome {
+    follow_up(
+        t,
+        "confirm_action",
+        &["confirm_action_approve", "confirm_action_deny"],
+        "result",
+    )
+}
+
+fn pending(t: &Transcript) -> Outcome {
+    let lists: Vec<_> = t
+        .calls
+        .iter()
+        .filter_map(|c| {
+            let items = c.result.get("pending_interactions")?.as_array()?;
+            (items.len() > 1).then_some((c, items))
+        })
+        .collect();
+    if lists.is_empty() {
+        return Outcome::Unobserved("no result listed more than one pending interaction".into());
+    }
+    for (call, items) in lists {
+        for item in items {
+            let Some(uuid) = item.get("followup_uuid").and_then(Value::as_str) else {
+                continue;
+            };
+            // Whether the answer carried the right followup_uuid is the question and confirm
+            // rules' business; here any answer of the item's kind on the thread counts.
+            let tools: &[&str] = match item.get("type").and_then(Value::as_str) {
+                Some("confirm_action") => &["confirm_action_approve", "confirm_action_deny"],
+                _ => &["answer_question"],
+            };
+            let thread = call.result_thread();
+            let handled = t.calls.iter().any(|c| {
+                c.seq > call.seq
+                    && (c.args.get("followup_uuid").and_then(Value::as_str) == Some(uuid)
+                        || (tools.contains(&c.name.as_str()) && c.thread_arg() == thread))
+            });
+            if !handled {
+                return Outcome::Violated {
+                    message: format!(
+                        "pending interaction {} ({uuid}) listed at #{} was never handled",
+                        item.get("type").and_then(Value::as_str).unwrap_or("?"),
+                        call.seq
+                    ),
+                    evidence: vec![call.seq],
+                };
+            }
+        }
+    }
+    Outcome::Pass("every pending interaction was handled".into())
+}

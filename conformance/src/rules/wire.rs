@@ -1,0 +1,215 @@
+//! Handshake-era wire rules: `initialized`, the protocol version header, the session id, and the
+//! progress token on `tools/call`.
+
+use serde_json::Value;
+
+use super::{COMPUTER_DOC, DocRef, Level, MCP_SPEC, Outcome, Rule, Transcript};
+
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            id: "mcp.lifecycle.initialized",
+            summary: "after initialize, the client sends notifications/initialized before other requests",
+            level: Level::Must,
+            doc: DocRef {
+                document: MCP_SPEC,
+                section: "Lifecycle: Initialization",
+                quote: "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations.",
+            },
+            scenarios: &["*"],
+            check: initialized,
+        },
+        Rule {
+            id: "mcp.transport.protocol-version-header",
+            summary: "every request after initialize carries MCP-Protocol-Version with the negotiated version",
+            level: Level::Must,
+            doc: DocRef {
+                document: MCP_SPEC,
+                section: "Transports: Protocol Version Header",
+                quote: "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.",
+            },
+            scenarios: &["*"],
+            check: protocol_version,
+        },
+        Rule {
+            id: "mcp.transport.session-id",
+            summary: "every request after initialize echoes the Mcp-Session-Id the server assigned",
+            level: Level::Must,
+            doc: DocRef {
+                document: MCP_SPEC,
+                section: "Transports: Session Management",
+                quote: "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the Mcp-Session-Id header on all of their subsequent HTTP requests.",
+            },
+            scenarios: &["*"],
+            check: session_id,
+        },
+        Rule {
+            id: "computer.progress.token",
+            summary: "tools/call carries a unique params._meta.progressToken",
+            level: Level::Should,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "Status and Progress Updates",
+                quote: "The Computer MCP server sends status updates as MCP progress notifications while a task runs. Your client must include a progress token and support progress notifications to display them.",
+            },
+            scenarios: &["*"],
+            check: progress_token,
+        },
+    ]
+}
+
+/// The successful `initialize`: (seq, negotiated version, session id).
+fn initialize(t: &Transcript) -> Option<(usize, String, Option<String>)> {
+    t.rpcs.iter().rev().find_map(|r| {
+        if r.method.as_deref() != Some("initialize") {
+            return None;
+        }
+        let version = r.response.pointer("/result/protocolVersion")?.as_str()?;
+        let session = r
+            .response_headers
+            .get("mcp-session-id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Some((r.seq, version.to_owned(), session))
+    })
+}
+
+fn initialized(t: &Transcript) -> Outcome {
+    let Some((init, _, _)) = initialize(t) else {
+        return Outcome::Unobserved("the client never completed an initialize handshake".into());
+    };
+    let later: Vec<_> = t.rpcs.iter().filter(|r| r.seq > init).collect();
+    let notified = later
+        .iter()
+        .find(|r| r.method.as_deref() == Some("notifications/initialized"));
+    let first_request = later.iter().find(|r| {
+        r.method
+            .as_deref()
+            .is_some_and(|m| !m.starts_with("notifications/") && m != "ping")
+    });
+    match (notified, first_request) {
+        (None, Some(r)) => Outcome::Violated {
+            message: format!(
+                "no notifications/initialized was sent after initialize (#{init}), yet the client went on with {}",
+                r.method.as_deref().unwrap_or("?")
+            ),
+            evidence: vec![init, r.seq],
+        },
+        (None, None) => Outcome::Violated {
+            message: format!("no notifications/initialized was sent after initialize (#{init})"),
+            evidence: vec![init],
+        },
+        (Some(n), Some(r)) if r.seq < n.seq => Outcome::Violated {
+            message: format!(
+                "{} (#{}) was sent before notifications/initialized (#{})",
+                r.method.as_deref().unwrap_or("?"),
+                r.seq,
+                n.seq
+            ),
+            evidence: vec![r.seq, n.seq],
+        },
+        (Some(n), _) => Outcome::Pass(format!("notifications/initialized sent (#{})", n.seq)),
+    }
+}
+
+fn protocol_version(t: &Transcript) -> Outcome {
+    let Some((init, version, _)) = initialize(t) else {
+        return Outcome::Unobserved("the client never completed an initialize handshake".into());
+    };
+    let later: Vec<_> = t.rpcs.iter().filter(|r| r.seq > init).collect();
+    if later.is_empty() {
+        return Outcome::Unobserved("no request followed initialize".into());
+    }
+    let bad: Vec<_> = later
+        .iter()
+        .filter(|r| r.header("mcp-protocol-version") != Some(version.as_str()))
+        .collect();
+    match bad.first() {
+        None => Outcome::Pass(format!(
+            "{} requests carried MCP-Protocol-Version: {version}",
+            later.len()
+        )),
+        Some(first) => Outcome::Violated {
+            message: format!(
+                "{} of {} requests after initialize lack MCP-Protocol-Version: {version} (first: #{} {} with {:?})",
+                bad.len(),
+                later.len(),
+                first.seq,
+                first.method.as_deref().unwrap_or("?"),
+                first.header("mcp-protocol-version")
+            ),
+            evidence: bad.iter().map(|r| r.seq).collect(),
+        },
+    }
+}
+
+fn session_id(t: &Transcript) -> Outcome {
+    let Some((init, _, session)) = initialize(t) else {
+        return Outcome::Unobserved("the client never completed an initialize handshake".into());
+    };
+    let Some(session) = session else {
+        return Outcome::Unobserved("the mock assigned no Mcp-Session-Id".into());
+    };
+    let later: Vec<_> = t.rpcs.iter().filter(|r| r.seq > init).collect();
+    if later.is_empty() {
+        return Outcome::Unobserved("no request followed initialize".into());
+    }
+    let bad: Vec<_> = later
+        .iter()
+        .filter(|r| r.header("mcp-session-id") != Some(session.as_str()))
+        .collect();
+    match bad.first() {
+        None => Outcome::Pass(format!("{} requests echoed the session id", later.len())),
+        Some(first) => Outcome::Violated {
+            message: format!(
+                "{} of {} requests after initialize did not echo Mcp-Session-Id (first: #{} {})",
+                bad.len(),
+                later.len(),
+                first.seq,
+                first.method.as_deref().unwrap_or("?")
+            ),
+            evidence: bad.iter().map(|r| r.seq).collect(),
+        },
+    }
+}
+
+fn progress_token(t: &Transcript) -> Outcome {
+    let calls: Vec<_> = t
+        .rpcs
+        .iter()
+        .filter(|r| r.method.as_deref() == Some("tools/call"))
+        .collect();
+    if calls.is_empty() {
+        return Outcome::Unobserved("the client made no tools/call".into());
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut bad = Vec::new();
+    let mut message = String::new();
+    for c in &calls {
+        match c.params.pointer("/_meta/progressToken") {
+            Some(token @ (Value::String(_) | Value::Number(_))) => {
+                if !seen.insert(token.to_string()) {
+                    bad.push(c.seq);
+                    message = format!("#{} reused progress token {token}", c.seq);
+                }
+            }
+            _ => {
+                bad.push(c.seq);
+                if message.is_empty() {
+                    message = format!("#{} tools/call has no params._meta.progressToken", c.seq);
+                }
+            }
+        }
+    }
+    if bad.is_empty() {
+        Outcome::Pass(format!(
+            "{} tools/call carried a unique progress token",
+            calls.len()
+        ))
+    } else {
+        Outcome::Violated {
+            message: format!("{message} ({} of {} calls)", bad.len(), calls.len()),
+            evidence: bad,
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The scenarios of the suite: which mock scenario runs, and what the scripted user says.
+
+use serde_json::{Value, json};
+
+/// One scenario of the suite.
+#[derive(Debug, Clone, Copy)]
+pub struct ScenarioSpec {
+    /// The mock scenario (a name from `fixtures/scenarios`).
+    pub name: &'static str,
+    /// `computer` or `agent`.
+    pub suite: &'static str,
+    /// What the person wants, in a sentence.
+    pub description: &'static str,
+    /// The user's messages, in order.
+    pub messages: &'static [&'static str],
+    /// Form answers by question id (`{}` when no question is expected).
+    pub answers: &'static str,
+    /// `approve` or `deny` for confirmations.
+    pub confirm: &'static str,
+    /// Whether the user asks to stop the running task (answered on `interrupt`).
+    pub cancel: bool,
+}
+
+impl ScenarioSpec {
+    /// The user's script, as the runner exposes it in `MCP_CONFORMANCE_CONTEXT`.
+    pub fn script(&self) -> Value {
+        json!({
+            "messages": self.messages,
+            "answers": serde_json::from_str::<Value>(self.answers).unwrap_or_else(|_| json!({})),
+            "confirm": self.confirm,
+            "signin": "complete",
+            "topup": "complete",
+            "interrupt": if self.cancel { json!("cancel") } else { Value::Null },
+        })
+    }
+}
+
+const fn spec(
+    name: &'static str,
+    description: &'static str,
+    messages: &'static [&'static str],
+) -> ScenarioSpec {
+    ScenarioSpec {
+        name,
+        suite: "computer",
+        description,
+        messages,
+        answers: "{}",
+        confirm: "approve",
+        cancel: false,
+    }
+}
+
+/// Every scenario, in the order reports list them.
+pub const SCENARIOS: &[ScenarioSpec] = &[
+    spec(
+        "follow-up",
+        "a summary, then a follow-up on the same thread",
+        &[
+            "Summarize the top 5 stories on Hacker News right now.",
+            "Turn that into a PDF report.",
+        ],
+    ),
+    spec(
+        "timeout-then-complete",
+        "a task that outlasts the two-minute call window",
+        // No "Hacker News" here: that phrase routes to the `follow-up` fixture (its `match`).
+        &["Summarize the five top stories on the tech news front page right now."],
+    ),
+    ScenarioSpec {
+        answers: r#"{"q1": "PDF"}"#,
+        ..spec(
+            "ask-user-question",
+            "Computer asks which format to use",
+            &["Write last quarter's sales report."],
+        )
+    },
+    spec(
+        "confirm-action",
+        "Computer asks before sending an email",
+        &["Email me a summary of my unread messages."],
+    ),
+    spec(
+        "auth-required",
+        "a Slack sign-in in the middle of a task",
+        &["Email me a summary of my unread Slack messages."],
+    ),
+    spec(
+        "multiple-sign-ins",
+        "GitHub and Linear sign-ins waiting at once",
+        &["File a Linear bug for the failing GitHub workflow."],
+    ),
+    spec(
+        "optional-auth",
+        "a finished task that suggests reconnecting Google Drive",
+        &["Find venues for a 20-person team offsite in Lisbon in March."],
+    ),
+    spec(
+        "sleep",
+        "Computer schedules itself to resume in an hour",
+        &["Watch the flight price to Rome and tell me if it drops."],
+    ),
+    spec(
+        "waiting",
+        "Computer waits on the vendor; the user comes back later",
+        &[
+            "Get me a refund for the broken headphones.",
+            "The vendor replied by email; please check the ticket.",
+        ],
+    ),
+    spec(
+        "insufficient-credits-before-send",
+        "the credit check refuses the message before it is sent",
+        &["Research the history of the Kyoto tram."],
+    ),
+    spec(
+        "insufficient-credits-during-task",
+        "credits run out in the middle of a task",
+        &["Build a pricing table of our 40 competitors."],
+    ),
+    ScenarioSpec {
+        answers: r#"{"day": "Thursday"}"#,
+        ..spec(
+            "pending-interactions",
+            "a question and a confirmation wait at the same time",
+            &["Schedule the team offsite invite."],
+        )
+    },
+    ScenarioSpec {
+        cancel: true,
+        ..spec(
+            "cancel",
+            "the user stops a long task",
+            &["Build a catalog of 500 product pages."],
+        )
+    },
+];
+
+/// The scenario with this name.
+pub fn find(name: &str) -> Option<&'static ScenarioSpec> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
