@@ -486,6 +486,8 @@ pub fn describe_exchange(t: &Transcript, seq: usize) -> String {
 pub(crate) fn status_of(level: rules::Level, outcome: &Outcome) -> Status {
     match (outcome, level) {
         (Outcome::Pass(_), _) => Status::Success,
+        // Even a SHOULD rule fails when what it needed to see never happened.
+        (Outcome::Unobserved(_), _) => Status::Failure,
         (_, rules::Level::Must) => Status::Failure,
         (_, rules::Level::Should) => Status::Warning,
     }

@@ -1,0 +1,85 @@
+//! The command line: exit status against the expected-failures file, and `list`.
+
+mod common;
+
+use std::process::Command;
+
+fn conformance(args: &[&str]) -> (i32, String) {
+    let out = Command::new(common::bin())
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+fn baseline(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!("conformance-{}-{name}.txt", std::process::id()));
+    std::fs::write(&path, text).expect("write baseline");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn exit_status_follows_the_expected_failures_file_in_both_directions() {
+    let broken = common::reference(Some("computer.thread.reuse"));
+    let args = [
+        "--target",
+        &broken,
+        "--scenario",
+        "follow-up",
+        "--format",
+        "json",
+    ];
+    // A failure nobody expected.
+    let (code, out) = conformance(&args);
+    assert_eq!(code, 1, "{out}");
+    // The same failure, listed.
+    let listed = baseline("listed", "# known\nfollow-up:computer.thread.reuse\n");
+    let (code, out) = conformance(&[&args[..], &["--expected-failures", &listed]].concat());
+    assert_eq!(code, 0, "{out}");
+    // A listed failure that now passes is stale.
+    let good = common::reference(None);
+    let (code, out) = conformance(&[
+        "--target",
+        &good,
+        "--scenario",
+        "follow-up",
+        "--expected-failures",
+        &listed,
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("STALE"), "{out}");
+}
+
+#[test]
+fn list_names_every_rule_and_what_is_not_yet_available() {
+    let (code, out) = conformance(&["list"]);
+    assert_eq!(code, 0);
+    for rule in conformance::rules::registry() {
+        assert!(out.contains(rule.id), "{} missing from list", rule.id);
+    }
+    for family in ["tasks", "elicitation", "account-world"] {
+        assert!(
+            out.contains(&format!("  {family}: ")),
+            "{family} missing: {out}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_scenario_or_rule_is_refused_with_a_sentence() {
+    let out = Command::new(common::bin())
+        .args(["--target", "true", "--scenario", "nope"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scenario `nope`"));
+    let out = Command::new(common::bin())
+        .args(["reference-client", "--break", "nope", "http://127.0.0.1:1/"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown rule `nope`"));
+}
