@@ -83,3 +83,14 @@ fn an_unknown_scenario_or_rule_is_refused_with_a_sentence() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown rule `nope`"));
 }
+
+#[test]
+fn the_readme_shows_the_python_adapter_exactly_as_ci_runs_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("../README.md")).expect("README");
+    let adapter = std::fs::read_to_string(root.join("adapters/python_sdk.py")).expect("adapter");
+    assert!(
+        readme.contains(adapter.trim_end()),
+        "README's adapter differs from conformance/adapters/python_sdk.py"
+    );
+}
