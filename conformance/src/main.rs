@@ -219,7 +219,7 @@ async fn serve(name: &str, time_scale: f64) -> Result<ExitCode, String> {
     let _ = tokio::signal::ctrl_c().await;
     let checks = stage.judge(spec);
     for c in &checks {
-        println!("{:?} {} — {}", c.status, c.rule, c.details);
+        println!("{:<8} {} — {}", c.status, c.rule, c.details);
     }
     let failed = checks.iter().any(|c| c.status == report::Status::Failure);
     Ok(if failed {

@@ -203,6 +203,12 @@ impl Check {
     }
 }
 
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(status_word(*self))
+    }
+}
+
 fn symbol(status: Status) -> &'static str {
     match status {
         Status::Success => "✓",
