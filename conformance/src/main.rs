@@ -119,9 +119,6 @@ fn list() -> String {
     for (family, reason) in UNAVAILABLE_FAMILIES {
         let _ = writeln!(out, "  {family}: {reason}");
     }
-    out.push_str(
-        "  agent suite: the Agent API mock has not landed; `--suite agent` runs no scenario\n",
-    );
     out
 }
 

@@ -90,6 +90,10 @@ pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[
         "elicitation/create: declared modes only, content valid for requestedSchema, MRTR requestState echoed with a new id — needs the modern-era mock (issue 3)",
     ),
     (
+        "agent",
+        "the Agent API suite (`--suite agent`): responses, connectors, remote MCP tools, approvals — needs the Agent API mock; it runs no scenario yet",
+    ),
+    (
         "account-world",
         "paging through next_cursor, mode/model/effort/project arguments, upload envelopes and attachment_urls, refreshing expired downloads — needs the account world (issue 4)",
     ),
