@@ -1,0 +1,49 @@
+//! The launch contract: `sh -c`, the MCP URL as the last argument, the documented environment,
+//! and what `--output DIR` keeps.
+
+mod common;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_target_gets_the_url_last_and_the_documented_environment() {
+    let dir = std::env::temp_dir().join(format!("conformance-launch-{}", std::process::id()));
+    let target =
+        "env | grep -E '^(MCP_CONFORMANCE|CONFORMANCE|PERPLEXITY)_' | sort; echo 'first-arg'";
+    let mut options = common::options(target, &["waiting"]);
+    options.output = Some(dir.clone());
+    common::run(&options).await;
+    let scenario = dir.join("waiting");
+    let stdout = std::fs::read_to_string(scenario.join("stdout.txt")).expect("stdout kept");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let last = lines.last().expect("output");
+    assert!(
+        last.starts_with("first-arg http://127.0.0.1:") && last.ends_with("/rest/computer/mcp"),
+        "{last}"
+    );
+    let var = |name: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .unwrap_or_else(|| panic!("{name} missing: {stdout}"))
+            .to_owned()
+    };
+    assert_eq!(var("MCP_CONFORMANCE_SCENARIO"), "waiting");
+    assert_eq!(var("MCP_CONFORMANCE_PROTOCOL_VERSION"), "2025-11-25");
+    assert_eq!(var("CONFORMANCE_BEARER_TOKEN"), "alice-dev-token");
+    assert_eq!(var("PERPLEXITY_API_KEY"), "alice-dev-token");
+    let base = var("PERPLEXITY_BASE_URL");
+    assert_eq!(
+        var("CONFORMANCE_USER_URL"),
+        format!("{base}/_conformance/user")
+    );
+    let context: serde_json::Value =
+        serde_json::from_str(&var("MCP_CONFORMANCE_CONTEXT")).expect("context is JSON");
+    assert_eq!(context["name"], "waiting");
+    assert_eq!(
+        context["user"]["messages"].as_array().map(Vec::len),
+        Some(2)
+    );
+    for file in ["journal.jsonl", "user.jsonl", "stderr.txt", "checks.json"] {
+        assert!(scenario.join(file).is_file(), "{file} not kept");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
