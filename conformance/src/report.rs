@@ -205,7 +205,7 @@ impl Check {
 
 impl std::fmt::Display for Status {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(status_word(*self))
+        f.pad(status_word(*self))
     }
 }
 
