@@ -2,6 +2,7 @@
 
 pub(crate) mod engine;
 mod jsonrpc;
+mod modern;
 mod render;
 pub(crate) mod thread;
 mod tools;
@@ -15,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
+pub use modern::MODERN_VERSION;
 pub(crate) use render::{file_bytes, file_facts};
 pub use tools::TOOL_NAMES;
 pub(crate) use transport::Sessions;

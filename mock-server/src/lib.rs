@@ -37,7 +37,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 pub use clock::{Clock, ClockMode};
-pub use computer::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, TOOL_NAMES};
+pub use computer::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES};
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use journal::{Exchange, Journal, SseRecord};
 pub use oauth::{AuthMode, MCP_PATH};

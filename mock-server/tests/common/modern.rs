@@ -1,0 +1,152 @@
+//! A client of the stateless 2026-07-28 era: every request carries the `_meta` envelope and the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, as Python `mcp` 2.3.0 sends them.
+
+use axum::body::Body;
+use http::{Request, StatusCode};
+use serde_json::{Value, json};
+
+use super::{MCP, Mock, Reply};
+
+/// The modern protocol version.
+pub const MODERN: &str = "2026-07-28";
+/// The tasks extension id.
+pub const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A stateless client: no session, a fresh envelope on every request.
+pub struct ModernClient {
+    pub mock: Mock,
+    pub token: Option<String>,
+    /// `io.modelcontextprotocol/clientCapabilities` sent on every request.
+    pub capabilities: Value,
+    next_id: i64,
+}
+
+impl Mock {
+    /// A modern-era client with a dev token and no capabilities.
+    pub fn modern(&self, token: &str) -> ModernClient {
+        ModernClient {
+            mock: self.clone(),
+            token: Some(token.to_owned()),
+            capabilities: json!({}),
+            next_id: 1,
+        }
+    }
+}
+
+impl ModernClient {
+    /// The same client declaring `capabilities` on every request.
+    pub fn with_capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// The same client declaring the tasks extension.
+    pub fn with_tasks(self) -> Self {
+        let mut capabilities = self.capabilities.clone();
+        capabilities["extensions"][TASKS] = json!({});
+        self.with_capabilities(capabilities)
+    }
+
+    /// The request `_meta` envelope.
+    pub fn envelope(&self) -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+        })
+    }
+
+    /// A request body with a fresh id and the envelope merged into `params._meta`.
+    pub fn body(&mut self, method: &str, mut params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        if !params.is_object() {
+            params = json!({});
+        }
+        let mut meta = self.envelope();
+        if let Some(extra) = params.get("_meta").and_then(Value::as_object) {
+            for (k, v) in extra {
+                meta[k] = v.clone();
+            }
+        }
+        params["_meta"] = meta;
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    /// The headers a compliant client sends with `body`.
+    pub fn headers_for(&self, body: &Value) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("content-type".to_owned(), "application/json".to_owned()),
+            (
+                "accept".to_owned(),
+                "application/json, text/event-stream".to_owned(),
+            ),
+            ("mcp-protocol-version".to_owned(), MODERN.to_owned()),
+        ];
+        if let Some(token) = &self.token {
+            headers.push(("authorization".to_owned(), format!("Bearer {token}")));
+        }
+        let method = body["method"].as_str().unwrap_or_default();
+        headers.push(("mcp-method".to_owned(), method.to_owned()));
+        let params = &body["params"];
+        let name = match method {
+            "tools/call" | "prompts/get" => params["name"].as_str(),
+            "resources/read" => params["uri"].as_str(),
+            m if m.starts_with("tasks/") => params["taskId"].as_str(),
+            _ => None,
+        };
+        if let Some(name) = name {
+            headers.push(("mcp-name".to_owned(), name.to_owned()));
+        }
+        headers
+    }
+
+    /// POSTs `body` with `headers` exactly.
+    pub async fn send_with(&self, headers: &[(String, String)], body: &Value) -> Reply {
+        let mut request = Request::post(MCP);
+        for (name, value) in headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        self.mock
+            .send(request.body(Body::from(body.to_string())).expect("request"))
+            .await
+    }
+
+    /// POSTs `body` with the compliant headers, changed by `edit`.
+    pub async fn send_edited(
+        &self,
+        body: &Value,
+        edit: impl FnOnce(&mut Vec<(String, String)>),
+    ) -> Reply {
+        let mut headers = self.headers_for(body);
+        edit(&mut headers);
+        self.send_with(&headers, body).await
+    }
+
+    /// Sends a compliant request.
+    pub async fn rpc(&mut self, method: &str, params: Value) -> Reply {
+        let body = self.body(method, params);
+        let headers = self.headers_for(&body);
+        self.send_with(&headers, &body).await
+    }
+
+    /// Calls a tool and returns the result object (asserting a JSON 200).
+    pub async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let reply = self
+            .rpc("tools/call", json!({"name": tool, "arguments": arguments}))
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+        reply.body["result"].clone()
+    }
+}
+
+/// Sets (or adds) header `name` in a header list.
+pub fn set_header(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
+    headers.retain(|(n, _)| n != name);
+    headers.push((name.to_owned(), value.to_owned()));
+}
+
+/// Removes header `name` from a header list.
+pub fn drop_header(headers: &mut Vec<(String, String)>, name: &str) {
+    headers.retain(|(n, _)| n != name);
+}
