@@ -4,6 +4,7 @@ pub(crate) mod engine;
 mod jsonrpc;
 mod modern;
 mod render;
+mod tasks;
 pub(crate) mod thread;
 mod tools;
 mod transport;
@@ -18,6 +19,7 @@ use serde_json::json;
 
 pub use modern::MODERN_VERSION;
 pub(crate) use render::{file_bytes, file_facts};
+pub(crate) use tasks::Tasks;
 pub use tools::TOOL_NAMES;
 pub(crate) use transport::Sessions;
 pub use transport::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION};

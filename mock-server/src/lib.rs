@@ -101,6 +101,7 @@ struct Shared {
     catalog: Arc<Catalog>,
     engine: Arc<Engine>,
     sessions: computer::Sessions,
+    tasks: computer::Tasks,
 }
 
 impl AppState {
@@ -126,6 +127,7 @@ impl AppState {
                 catalog,
                 engine,
                 sessions: computer::Sessions::default(),
+                tasks: computer::Tasks::default(),
             }),
         })
     }

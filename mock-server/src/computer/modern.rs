@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::jsonrpc::{self, INVALID_PARAMS, Incoming, METHOD_NOT_FOUND, RpcError};
+use super::tasks;
 use super::tools;
 use super::transport::{self, HANDSHAKE_VERSIONS};
 use crate::AppState;
@@ -289,7 +290,14 @@ pub(crate) async fn post(
             &id,
             json!({"tools": tools::catalog(), "ttlMs": LIST_TTL_MS, "cacheScope": CACHE_SCOPE}),
         ),
-        "tools/call" => transport::call_tool(app, account, MODERN_VERSION, id, params).await,
+        "tools/call" => {
+            if envelope.declares_tasks()
+                && params.get("name").and_then(Value::as_str) == Some("call_perplexity_computer")
+            {
+                return tasks::create(app, account, id, params).await;
+            }
+            transport::call_tool(app, account, MODERN_VERSION, id, params).await
+        }
         "tasks/get" | "tasks/update" | "tasks/cancel" => {
             if !envelope.declares_tasks() {
                 let mut error = RpcError::new(
@@ -304,15 +312,11 @@ pub(crate) async fn post(
                     Some(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}));
                 return error_response(StatusCode::BAD_REQUEST, Some(&id), &error);
             }
-            let task_id = params.get("taskId").and_then(Value::as_str).unwrap_or("");
-            let error = RpcError::new(
-                INVALID_PARAMS,
-                format!(
-                    "Failed to retrieve task: Task not found (`{task_id}` is unknown, expired or \
-                     not yours)"
-                ),
-            );
-            error_response(StatusCode::OK, Some(&id), &error)
+            match method.as_str() {
+                "tasks/get" => tasks::get(app, account, id, params).await,
+                "tasks/update" => tasks::update(app, account, id, params).await,
+                _ => tasks::cancel(app, account, id, params).await,
+            }
         }
         other => {
             let hint = if other == "tasks/result" || other == "tasks/list" {

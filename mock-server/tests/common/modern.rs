@@ -150,3 +150,55 @@ pub fn set_header(headers: &mut Vec<(String, String)>, name: &str, value: &str) 
 pub fn drop_header(headers: &mut Vec<(String, String)>, name: &str) {
     headers.retain(|(n, _)| n != name);
 }
+
+impl ModernClient {
+    /// `call_perplexity_computer` with `message` (and `thread_id`), returning the raw result.
+    pub async fn start_task(&mut self, message: &str, thread_id: Option<&str>) -> Value {
+        let mut arguments = json!({"message": message});
+        if let Some(thread) = thread_id {
+            arguments["thread_id"] = json!(thread);
+        }
+        self.call("call_perplexity_computer", arguments).await
+    }
+
+    /// `tasks/get`, returning the whole reply.
+    pub async fn get_task(&mut self, task_id: &str) -> Reply {
+        self.rpc("tasks/get", json!({"taskId": task_id})).await
+    }
+
+    /// `tasks/get`, returning the result (asserting success).
+    pub async fn task(&mut self, task_id: &str) -> Value {
+        let reply = self.get_task(task_id).await;
+        assert!(reply.body.get("result").is_some(), "tasks/get: {reply:?}");
+        reply.body["result"].clone()
+    }
+
+    /// `tasks/update` with `inputResponses`.
+    pub async fn update_task(&mut self, task_id: &str, responses: Value) -> Reply {
+        self.rpc(
+            "tasks/update",
+            json!({"taskId": task_id, "inputResponses": responses}),
+        )
+        .await
+    }
+}
+
+/// The `taskId` of a `CreateTaskResult`.
+pub fn task_id(created: &Value) -> String {
+    assert_eq!(created["resultType"], "task", "{created}");
+    created["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a taskId: {created}"))
+        .to_owned()
+}
+
+/// The one key of `inputRequests` starting with `prefix`.
+pub fn input_key(task: &Value, prefix: &str) -> String {
+    task["inputRequests"]
+        .as_object()
+        .unwrap_or_else(|| panic!("inputRequests: {task}"))
+        .keys()
+        .find(|k| k.starts_with(prefix))
+        .unwrap_or_else(|| panic!("a `{prefix}` key: {task}"))
+        .clone()
+}
