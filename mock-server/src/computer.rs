@@ -1,5 +1,6 @@
 //! The Computer MCP surface: transport, tool catalog, thread engine, results and progress.
 
+mod elicitation;
 pub(crate) mod engine;
 mod jsonrpc;
 mod modern;
@@ -17,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
+pub(crate) use elicitation::Elicitations;
 pub use modern::MODERN_VERSION;
 pub(crate) use render::{file_bytes, file_facts};
 pub(crate) use tasks::Tasks;

@@ -102,6 +102,7 @@ struct Shared {
     engine: Arc<Engine>,
     sessions: computer::Sessions,
     tasks: computer::Tasks,
+    elicitations: computer::Elicitations,
 }
 
 impl AppState {
@@ -128,6 +129,7 @@ impl AppState {
                 engine,
                 sessions: computer::Sessions::default(),
                 tasks: computer::Tasks::default(),
+                elicitations: computer::Elicitations::default(),
             }),
         })
     }

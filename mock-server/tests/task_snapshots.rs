@@ -1,6 +1,7 @@
-//! The `task-*` catalog scenarios, driven by a 2026-07-28 client that declares the tasks
-//! extension and follows the document (poll `tasks/get`, answer with `tasks/update`), with the
-//! whole exchange snapshotted under `snapshots/` (task and thread ids redacted).
+//! The `task-*` and `elicitation-*` catalog scenarios, driven by a 2026-07-28 client that
+//! declares the tasks extension (poll `tasks/get`, answer with `tasks/update`) or elicitation
+//! (retry with `inputResponses` and `requestState`), with the whole exchange snapshotted under
+//! `snapshots/` (task, thread and state ids redacted).
 
 mod common;
 
@@ -48,6 +49,19 @@ impl Script {
     fn new() -> Self {
         let mock = Mock::new();
         let client = mock.modern("alice-dev-token").with_tasks();
+        Self {
+            mock,
+            client,
+            log: Vec::new(),
+        }
+    }
+
+    /// A client that declares elicitation (both modes) instead of the tasks extension.
+    fn eliciting() -> Self {
+        let mock = Mock::new();
+        let client = mock
+            .modern("alice-dev-token")
+            .with_capabilities(json!({"elicitation": {"form": {}, "url": {}}}));
         Self {
             mock,
             client,
@@ -120,7 +134,7 @@ impl Script {
         settings.set_prepend_module_to_snapshot(false);
         settings.set_omit_expression(true);
         settings.set_description(format!(
-            "catalog scenario `{scenario}`, 2026-07-28 with the tasks extension: requests and answers"
+            "catalog scenario `{scenario}`, 2026-07-28 (tasks extension or elicitation): requests and answers"
         ));
         settings.add_filter(r"task-[0-9a-f]{32}", "[task-id]");
         settings.add_filter(
@@ -131,7 +145,7 @@ impl Script {
         settings.add_filter(r"\b[0-9a-f]{32}\b", "[token]");
         let log = Value::Array(self.log);
         settings.bind(|| {
-            insta::assert_json_snapshot!(format!("tasks-{scenario}"), log);
+            insta::assert_json_snapshot!(format!("modern-{scenario}"), log);
         });
     }
 }
@@ -263,4 +277,69 @@ async fn task_follow_up() {
     assert_eq!(done["status"], "completed");
     s.poll(&first).await;
     s.snapshot("task-follow-up");
+}
+
+/// A call, then its MRTR retry answering the one input request with `response`.
+async fn call_and_answer(s: &mut Script, message: &str, response: Value) -> Value {
+    let call = json!({"name": "call_perplexity_computer", "arguments": {"message": message}});
+    let asked = s.rpc("tools/call", call.clone()).await;
+    let key = asked["inputRequests"]
+        .as_object()
+        .and_then(|r| r.keys().next().cloned())
+        .expect("an input request");
+    let mut retry = call;
+    retry["inputResponses"] = json!({key: response});
+    retry["requestState"] = asked["requestState"].clone();
+    s.rpc("tools/call", retry).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn elicitation_question() {
+    let mut s = Script::eliciting();
+    let done = call_and_answer(
+        &mut s,
+        "#elicitation-question Build the sales report",
+        json!({"action": "accept", "content": {"q1": "PDF"}}),
+    )
+    .await;
+    assert_eq!(done["resultType"], "complete");
+    s.snapshot("elicitation-question");
+}
+
+#[tokio::test(start_paused = true)]
+async fn elicitation_confirm() {
+    let mut s = Script::eliciting();
+    call_and_answer(
+        &mut s,
+        "#elicitation-confirm Email the report",
+        json!({"action": "accept"}),
+    )
+    .await;
+    call_and_answer(
+        &mut s,
+        "#elicitation-confirm Email the report",
+        json!({"action": "decline"}),
+    )
+    .await;
+    s.snapshot("elicitation-confirm");
+}
+
+#[tokio::test(start_paused = true)]
+async fn elicitation_sign_in() {
+    let mut s = Script::eliciting();
+    let call = json!({"name": "call_perplexity_computer",
+                      "arguments": {"message": "#elicitation-sign-in Summarize my Slack"}});
+    let asked = s.rpc("tools/call", call.clone()).await;
+    let (key, request) = asked["inputRequests"]
+        .as_object()
+        .and_then(|r| r.iter().next().map(|(k, v)| (k.clone(), v.clone())))
+        .expect("an input request");
+    let url = request["params"]["url"].as_str().expect("url").to_owned();
+    s.open(&url).await;
+    let mut retry = call;
+    retry["inputResponses"] = json!({key: {"action": "accept"}});
+    retry["requestState"] = asked["requestState"].clone();
+    let done = s.rpc("tools/call", retry).await;
+    assert_eq!(done["resultType"], "complete");
+    s.snapshot("elicitation-sign-in");
 }

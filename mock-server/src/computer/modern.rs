@@ -17,6 +17,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::elicitation;
 use super::jsonrpc::{self, INVALID_PARAMS, Incoming, METHOD_NOT_FOUND, RpcError};
 use super::tasks;
 use super::tools;
@@ -295,6 +296,9 @@ pub(crate) async fn post(
                 && params.get("name").and_then(Value::as_str) == Some("call_perplexity_computer")
             {
                 return tasks::create(app, account, id, params).await;
+            }
+            if envelope.capabilities.get("elicitation").is_some() {
+                return elicitation::call(app, account, &envelope, id, params).await;
             }
             transport::call_tool(app, account, MODERN_VERSION, id, params).await
         }

@@ -17,11 +17,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::{UnboundedReceiverStream, WatchStream};
 use uuid::Uuid;
 
+use super::engine::ProgressSink;
 use super::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
     SERVER_ERROR, SESSION_NOT_FOUND,
@@ -256,20 +258,45 @@ pub(super) async fn call_tool(
         return rpc_error(StatusCode::OK, Some(&id), &error);
     }
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let progress_token = params
+    let version = version.to_owned();
+    let runner: Runner = Box::new(move |ctx, progress| {
+        Box::pin(async move {
+            let output = tools::call(&ctx, &name, arguments, progress).await;
+            call_result(&output, &version)
+        })
+    });
+    run_call(app, account, id, progress_token(&params), runner).await
+}
+
+/// Runs a call and produces its JSON-RPC `result` (whatever the era and flow make of it).
+pub(super) type Runner =
+    Box<dyn FnOnce(CallContext, Option<ProgressSink>) -> BoxFuture<'static, Value> + Send>;
+
+/// The request's progress token, if it sent a usable one.
+pub(super) fn progress_token(params: &Value) -> Option<Value> {
+    params
         .get("_meta")
         .and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_number())
-        .cloned();
+        .cloned()
+}
+
+/// Answers a call as JSON, or (with a progress token) as an SSE stream of progress
+/// notifications followed by the result.
+pub(super) async fn run_call(
+    app: AppState,
+    account: crate::world::Account,
+    id: Value,
+    progress_token: Option<Value>,
+    runner: Runner,
+) -> Response {
     let ctx = CallContext {
         engine: app.engine(),
         account,
     };
-    let version = version.to_owned();
-
     let Some(token) = progress_token else {
-        let output = tools::call(&ctx, &name, arguments, None).await;
-        return axum::Json(jsonrpc::success(&id, call_result(&output, &version))).into_response();
+        let result = runner(ctx, None).await;
+        return axum::Json(jsonrpc::success(&id, result)).into_response();
     };
 
     // With a progress token the answer is an SSE stream: progress notifications, then the result.
@@ -281,7 +308,7 @@ pub(super) async fn call_tool(
             let params = json!({"progressToken": token, "progress": count, "message": line});
             jsonrpc::notification("notifications/progress", params)
         };
-        let call = tools::call(&ctx, &name, arguments, Some(progress));
+        let call = runner(ctx, Some(progress));
         tokio::pin!(call);
         let mut count = 0u64;
         let output = loop {
@@ -298,7 +325,7 @@ pub(super) async fn call_tool(
             count += 1;
             let _ = events.send(notify(count, line));
         }
-        let _ = events.send(jsonrpc::success(&id, call_result(&output, &version)));
+        let _ = events.send(jsonrpc::success(&id, output));
     });
     let guard = AbortOnDrop(task);
     let mut event_id = 0u64;
@@ -319,7 +346,7 @@ pub(super) async fn call_tool(
 }
 
 /// The `CallToolResult` for `version`; modern results also carry `resultType` and server info.
-fn call_result(output: &super::render::ToolOutput, version: &str) -> Value {
+pub(super) fn call_result(output: &super::render::ToolOutput, version: &str) -> Value {
     let mut result = output.to_call_result(version);
     if version == modern::MODERN_VERSION {
         modern::finish_result(&mut result, "complete");

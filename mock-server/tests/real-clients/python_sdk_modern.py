@@ -9,7 +9,12 @@ What it checks, as a real client following the Computer documents would:
   2. `tools/list` (which the SDK validates for `ttlMs`/`cacheScope`) lists the twelve tools;
   3. `call_perplexity_computer` on `#timeout-then-complete` streams progress notifications with
      messages on the call's own stream, then returns `timeout`, still `working`, with a thread_id;
-  4. `read_thread` reaches `web_state.task_status == "completed"`.
+  4. `read_thread` reaches `web_state.task_status == "completed"`;
+  5. `#elicitation-question`: the question arrives through `elicitation_callback` as a form
+     (MRTR `input_required`), the callback picks the first offered choice, and the retried call
+     finishes with `complete`;
+  6. `#elicitation-sign-in`: the sign-in arrives as a URL request; the callback "opens" the URL
+     (a GET, as a browser would) and accepts, and the retried call finishes with `complete`.
 
 Prints one summary line and exits 0, or prints what went wrong and exits 1.
 """
@@ -24,6 +29,7 @@ import anyio
 import httpx2
 from mcp import Client, Implementation
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult
 
 # Shared checks with the handshake-era script (same directory).
 from python_sdk_handshake import (
@@ -41,6 +47,8 @@ from python_sdk_handshake import (
 
 EXPECTED_PROTOCOL_VERSION = "2026-07-28"
 FIRST_MESSAGE = "#timeout-then-complete Summarize the top 5 stories on Hacker News right now"
+QUESTION_MESSAGE = "#elicitation-question Build the sales report for last quarter"
+SIGN_IN_MESSAGE = "#elicitation-sign-in Summarize my unread Slack messages"
 
 
 async def run(url: str, token: str) -> str:
@@ -48,6 +56,26 @@ async def run(url: str, token: str) -> str:
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append((value, total, message))
+
+    elicited: list[str] = []
+    opened: list[int] = []
+
+    async def on_elicit(_ctx: Any, params: Any) -> ElicitResult:
+        if isinstance(params, ElicitRequestFormParams):
+            elicited.append("form")
+            content: dict[str, Any] = {}
+            for name, prop in (params.requested_schema.get("properties") or {}).items():
+                choices = prop.get("enum") or []
+                content[name] = choices[0] if choices else "yes"
+            return ElicitResult(action="accept", content=content)
+        if isinstance(params, ElicitRequestURLParams):
+            elicited.append("url")
+            # The user finishes the sign-in on the page: a GET of the URL, as a browser would.
+            async with httpx2.AsyncClient(timeout=30.0) as browser:
+                page = await browser.get(params.url)
+                opened.append(page.status_code)
+            return ElicitResult(action="accept")
+        raise CheckFailed(f"unexpected elicitation params: {params!r}")
 
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {token}"},
@@ -59,6 +87,7 @@ async def run(url: str, token: str) -> str:
             transport,
             client_info=Implementation(name="python-sdk-modern-check", version="1.0.0"),
             read_timeout_seconds=REQUEST_TIMEOUT_S,
+            elicitation_callback=on_elicit,
         ) as client:
             # 1. Discover (auto mode probes first and keeps 2026-07-28 when the server lists it)
             if client.protocol_version != EXPECTED_PROTOCOL_VERSION:
@@ -96,15 +125,35 @@ async def run(url: str, token: str) -> str:
                 task_status = web_state.get("task_status") if isinstance(web_state, dict) else None
                 statuses.append(task_status)
                 if task_status == "completed":
-                    return (
-                        f"python mcp 2.3.0 (auto): negotiated {client.protocol_version}, {len(names)} tools, "
-                        f"{len(progress)} progress notifications, timeout then completed after {attempt} "
-                        f"read_thread call(s), thread {thread_id}"
-                    )
+                    break
                 if task_status in ("failed", "cancelled"):
                     raise CheckFailed(f"read_thread: task ended {task_status!r}: {thread!r}")
                 await anyio.sleep(READ_THREAD_PAUSE_S)
-            raise CheckFailed(f"read_thread: not completed after {MAX_READ_THREAD_CALLS} calls: {statuses!r}")
+            else:
+                raise CheckFailed(f"read_thread: not completed after {MAX_READ_THREAD_CALLS} calls: {statuses!r}")
+
+            # 5. A question answered through a form elicitation (MRTR retry done by the SDK)
+            answered = tool_json(
+                "call_perplexity_computer",
+                await client.call_tool("call_perplexity_computer", {"message": QUESTION_MESSAGE}),
+            )
+            if elicited != ["form"] or answered.get("event") != "complete":
+                raise CheckFailed(f"form elicitation: elicited {elicited!r}, then got {answered!r}")
+
+            # 6. A sign-in finished on its page through a URL elicitation
+            signed_in = tool_json(
+                "call_perplexity_computer",
+                await client.call_tool("call_perplexity_computer", {"message": SIGN_IN_MESSAGE}),
+            )
+            if elicited != ["form", "url"] or opened != [200] or signed_in.get("event") != "complete":
+                raise CheckFailed(
+                    f"url elicitation: elicited {elicited!r}, page statuses {opened!r}, then got {signed_in!r}"
+                )
+            return (
+                f"python mcp 2.3.0 (auto): negotiated {client.protocol_version}, {len(names)} tools, "
+                f"{len(progress)} progress notifications, timeout then completed after {attempt} "
+                f"read_thread call(s), form and url elicitations answered, thread {thread_id}"
+            )
 
 
 async def main_async(url: str, token: str) -> int:
