@@ -9,6 +9,9 @@
 //! question returns the event so the client can answer it later with `answer_question`; a
 //! sign-in is a URL the user finishes on the page. Only the modes the client declared are used.
 //!
+//! In the handshake era (2025-06-18 and later) the same requests travel as `elicitation/create`
+//! on the call's SSE stream, and the client POSTs its response back.
+//!
 //! `requestState` is a random token naming state kept here, so a changed token matches nothing
 //! (tamper-evident) and a token works once (a replay is refused).
 
@@ -18,16 +21,17 @@ use std::sync::{Mutex, MutexGuard};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use super::engine::Follow;
+use super::engine::{Follow, ProgressSink};
 use super::jsonrpc::{INVALID_PARAMS, RpcError};
 use super::modern::{self, Envelope, MODERN_VERSION};
 use super::render::ToolOutput;
 use super::tasks::{question_schema, schema_problem};
 use super::thread::RequestKind;
 use super::tools::{self, CallContext};
-use super::transport::{self, Runner};
+use super::transport::{self, Runner, Session};
 use crate::AppState;
 use crate::world::Account;
 
@@ -59,6 +63,7 @@ impl Modes {
 #[derive(Debug, Default)]
 pub(crate) struct Elicitations {
     pending: Mutex<HashMap<String, Pending>>,
+    waiting: Waiting,
 }
 
 impl Elicitations {
@@ -247,13 +252,13 @@ pub(crate) async fn call(
         let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
         let state = app.clone();
         let account_id = account.id.clone();
-        let runner: Runner = Box::new(move |ctx, progress| {
+        let runner: Runner = Box::new(move |ctx, progress, _| {
             Box::pin(async move {
                 let output = tools::call(&ctx, &tool, arguments, progress).await;
                 intercept(&state, &account_id, modes, &tool, &output)
             })
         });
-        return transport::run_call(app, account, id, token, runner).await;
+        return transport::run_call(app, account, id, token, false, runner).await;
     }
 
     // A retry: check everything before anything changes.
@@ -337,53 +342,68 @@ pub(crate) async fn call(
     let content = response.get("content").cloned();
     let state = app.clone();
     let account_id = account.id.clone();
-    let runner: Runner = Box::new(move |ctx, progress| {
+    let runner: Runner = Box::new(move |ctx, progress, _| {
         Box::pin(async move {
-            let thread = pending.thread_id.clone();
-            let next = |tool: &str, args: Value| (tool.to_owned(), args);
-            let step = match (&pending.ask, action.as_str()) {
-                (Ask::Questions { request_id, .. }, "accept") => Some(next(
-                    "answer_question",
-                    json!({"thread_id": thread, "answers": content, "followup_uuid": request_id}),
-                )),
-                (Ask::Confirm { request_id }, "accept") => Some(next(
-                    "confirm_action_approve",
-                    json!({"thread_id": thread, "result": "Approved.", "followup_uuid": request_id}),
-                )),
-                (Ask::Confirm { request_id }, "decline") => Some(next(
-                    "confirm_action_deny",
-                    json!({"thread_id": thread, "result": "Declined.", "followup_uuid": request_id}),
-                )),
-                (Ask::SignIn { request_id }, "accept") => {
-                    if signed_in_on_page(&ctx, &thread, request_id) {
-                        let output = ctx
-                            .engine
-                            .wait(
-                                &ctx.account.id,
-                                &thread,
-                                Follow::Latest {
-                                    activity_from: usize::MAX,
-                                },
-                                progress,
-                            )
-                            .await;
-                        return intercept(&state, &account_id, modes, &pending.tool, &output);
-                    }
-                    None
-                }
-                _ => None,
-            };
-            match step {
-                Some((tool, args)) => {
-                    let output = tools::call(&ctx, &tool, args, progress).await;
-                    intercept(&state, &account_id, modes, &tool, &output)
-                }
+            let next = answer(
+                &ctx,
+                &pending.thread_id,
+                &pending.ask,
+                &action,
+                content,
+                progress,
+            )
+            .await;
+            match next {
+                Some((tool, output)) => intercept(&state, &account_id, modes, &tool, &output),
                 // Declined or cancelled: the event, to answer later with the tools.
                 None => pending.event.clone(),
             }
         })
     });
-    transport::run_call(app, account, id, token, runner).await
+    transport::run_call(app, account, id, token, false, runner).await
+}
+
+/// Acts on the user's answer to an elicited request, as the document maps it: the tool that
+/// ran and what it answered, or `None` when the event should be returned as it was.
+async fn answer(
+    ctx: &CallContext,
+    thread: &str,
+    ask: &Ask,
+    action: &str,
+    content: Option<Value>,
+    progress: Option<ProgressSink>,
+) -> Option<(String, ToolOutput)> {
+    let (tool, args) = match (ask, action) {
+        (Ask::Questions { request_id, .. }, "accept") => (
+            "answer_question",
+            json!({"thread_id": thread, "answers": content, "followup_uuid": request_id}),
+        ),
+        (Ask::Confirm { request_id }, "accept") => (
+            "confirm_action_approve",
+            json!({"thread_id": thread, "result": "Approved.", "followup_uuid": request_id}),
+        ),
+        (Ask::Confirm { request_id }, "decline") => (
+            "confirm_action_deny",
+            json!({"thread_id": thread, "result": "Declined.", "followup_uuid": request_id}),
+        ),
+        (Ask::SignIn { request_id }, "accept") if signed_in_on_page(ctx, thread, request_id) => {
+            let output = ctx
+                .engine
+                .wait(
+                    &ctx.account.id,
+                    thread,
+                    Follow::Latest {
+                        activity_from: usize::MAX,
+                    },
+                    progress,
+                )
+                .await;
+            return Some(("call_perplexity_computer".to_owned(), output));
+        }
+        _ => return None,
+    };
+    let output = tools::call(ctx, tool, args, progress).await;
+    Some((tool.to_owned(), output))
 }
 
 /// Whether the user finished a sign-in on its page (the request is no longer open).
@@ -408,4 +428,120 @@ fn rebuild_request(pending: &Pending) -> Option<Value> {
         _ => return None,
     }
     Some(json!({"method": "elicitation/create", "params": params}))
+}
+
+/// Server requests awaiting the client's POSTed response, by session and request id.
+#[derive(Debug, Default)]
+pub(crate) struct Waiting {
+    waiting: Mutex<HashMap<(String, String), oneshot::Sender<Value>>>,
+}
+
+impl Waiting {
+    fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), oneshot::Sender<Value>>> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Hands a response the client POSTed to the call that sent the request (unknown ids are
+/// dropped: the call may have ended).
+pub(crate) fn deliver(app: &AppState, session_id: &str, message: &Value) {
+    let id = match message.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => return,
+    };
+    let sender = app
+        .elicitations()
+        .waiting
+        .lock()
+        .remove(&(session_id.to_owned(), id));
+    if let Some(sender) = sender {
+        let _ = sender.send(message.clone());
+    }
+}
+
+/// `tools/call` in a handshake session whose client declared elicitation: the answer is an SSE
+/// stream, and a question, approval or sign-in is sent on it as `elicitation/create`; the
+/// client's response (POSTed back) decides what happens, as in the modern era.
+pub(crate) async fn handshake_call(
+    app: AppState,
+    account: Account,
+    session: Session,
+    id: Value,
+    params: Value,
+) -> Response {
+    let version = session.protocol_version.clone();
+    let modes = Modes::of(&session.capabilities).map(|m| Modes {
+        // URL mode exists from 2025-11-25 on; elicitation itself from 2025-06-18.
+        url: m.url && version.as_str() >= "2025-11-25",
+        ..m
+    });
+    let tool = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let (Some(modes), Some(tool)) = (modes, tool) else {
+        return transport::call_tool(app, account, &version, id, params).await;
+    };
+    if !tools::is_tool(&tool) || version.as_str() < "2025-06-18" {
+        return transport::call_tool(app, account, &version, id, params).await;
+    }
+    let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+    let token = transport::progress_token(&params);
+    let state = app.clone();
+    let account_id = account.id.clone();
+    let session_id = session.id.clone();
+    let runner: Runner = Box::new(move |ctx, progress, server| {
+        Box::pin(async move {
+            let mut output = tools::call(&ctx, &tool, arguments, progress.clone()).await;
+            while let (Some((ask, mut params)), Some(server)) =
+                (ask_for(&state, &account_id, modes, &output), &server)
+            {
+                let request_id = format!("elicit-{}", Uuid::new_v4().simple());
+                if version.as_str() < "2025-11-25" {
+                    // 2025-06-18 has no `mode` field (form only).
+                    params.as_object_mut().map(|p| p.remove("mode"));
+                } else if params["mode"] == "url" {
+                    params["elicitationId"] = Uuid::new_v4().to_string().into();
+                }
+                let (sender, receiver) = oneshot::channel();
+                state
+                    .elicitations()
+                    .waiting
+                    .lock()
+                    .insert((session_id.clone(), request_id.clone()), sender);
+                let request = json!({"jsonrpc": "2.0", "id": request_id,
+                                     "method": "elicitation/create", "params": params});
+                if server.send(request).is_err() {
+                    break;
+                }
+                let Ok(response) = receiver.await else {
+                    break;
+                };
+                let result = response.get("result").cloned().unwrap_or(Value::Null);
+                let action = result
+                    .get("action")
+                    .and_then(Value::as_str)
+                    .unwrap_or("cancel")
+                    .to_owned();
+                let content = result.get("content").cloned();
+                // Content that does not fit the form answers nothing: the event comes back.
+                if let Ask::Questions { schema, .. } = &ask
+                    && action == "accept"
+                    && schema_problem(schema, content.as_ref()).is_some()
+                {
+                    break;
+                }
+                let thread = output.body["thread_id"].as_str().unwrap_or("").to_owned();
+                match answer(&ctx, &thread, &ask, &action, content, progress.clone()).await {
+                    Some((_, next)) => output = next,
+                    None => break,
+                }
+            }
+            transport::call_result(&output, &version)
+        })
+    });
+    transport::run_call(app, account, id, token, true, runner).await
 }

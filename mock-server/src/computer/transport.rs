@@ -53,6 +53,10 @@ pub(crate) struct Session {
     pub(crate) account: String,
     pub(crate) protocol_version: String,
     pub(crate) initialized: bool,
+    /// The `capabilities` the client declared in `initialize`.
+    pub(crate) capabilities: Value,
+    /// This session's id (`Mcp-Session-Id`).
+    pub(crate) id: String,
     /// Flips to `true` when the session ends, closing its GET streams.
     closed: watch::Sender<bool>,
 }
@@ -144,7 +148,11 @@ pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: 
             }
             StatusCode::ACCEPTED.into_response()
         }
-        Incoming::Response => StatusCode::ACCEPTED.into_response(),
+        Incoming::Response => {
+            // The answer to a server request (an in-call elicitation) the client POSTed back.
+            super::elicitation::deliver(&app, &session_id, &parsed);
+            StatusCode::ACCEPTED.into_response()
+        }
         Incoming::Request { id, method, params } => {
             request(app, account, session, id, &method, params).await
         }
@@ -174,6 +182,8 @@ fn initialize(app: &AppState, account: &str, id: &Value, params: &Value) -> Resp
             account: account.to_owned(),
             protocol_version: version.to_owned(),
             initialized: false,
+            capabilities: params.get("capabilities").cloned().unwrap_or(json!({})),
+            id: session_id.clone(),
             closed,
         },
     );
@@ -214,6 +224,9 @@ async fn request(
             return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &error);
         }
         "tools/call" => {
+            if session.capabilities.get("elicitation").is_some() {
+                return super::elicitation::handshake_call(app, account, session, id, params).await;
+            }
             return call_tool(app, account, &session.protocol_version, id, params).await;
         }
         other => Err(RpcError::new(
@@ -259,18 +272,27 @@ pub(super) async fn call_tool(
     }
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
     let version = version.to_owned();
-    let runner: Runner = Box::new(move |ctx, progress| {
+    let runner: Runner = Box::new(move |ctx, progress, _| {
         Box::pin(async move {
             let output = tools::call(&ctx, &name, arguments, progress).await;
             call_result(&output, &version)
         })
     });
-    run_call(app, account, id, progress_token(&params), runner).await
+    run_call(app, account, id, progress_token(&params), false, runner).await
 }
 
+/// Sends server-to-client messages (requests) on the call's SSE stream.
+pub(super) type ServerMessages = mpsc::UnboundedSender<Value>;
+
 /// Runs a call and produces its JSON-RPC `result` (whatever the era and flow make of it).
-pub(super) type Runner =
-    Box<dyn FnOnce(CallContext, Option<ProgressSink>) -> BoxFuture<'static, Value> + Send>;
+pub(super) type Runner = Box<
+    dyn FnOnce(
+            CallContext,
+            Option<ProgressSink>,
+            Option<ServerMessages>,
+        ) -> BoxFuture<'static, Value>
+        + Send,
+>;
 
 /// The request's progress token, if it sent a usable one.
 pub(super) fn progress_token(params: &Value) -> Option<Value> {
@@ -288,19 +310,22 @@ pub(super) async fn run_call(
     account: crate::world::Account,
     id: Value,
     progress_token: Option<Value>,
+    stream: bool,
     runner: Runner,
 ) -> Response {
     let ctx = CallContext {
         engine: app.engine(),
         account,
     };
-    let Some(token) = progress_token else {
-        let result = runner(ctx, None).await;
+    if progress_token.is_none() && !stream {
+        let result = runner(ctx, None, None).await;
         return axum::Json(jsonrpc::success(&id, result)).into_response();
-    };
+    }
 
-    // With a progress token the answer is an SSE stream: progress notifications, then the result.
+    // With a progress token (or server requests to send) the answer is an SSE stream: progress
+    // notifications and server requests, then the result.
     // One task runs the call and relays its progress lines, so none can overtake the result.
+    let token = progress_token;
     let (events, receiver) = mpsc::unbounded_channel::<Value>();
     let (progress, mut lines) = mpsc::unbounded_channel::<String>();
     let task = tokio::spawn(async move {
@@ -308,7 +333,8 @@ pub(super) async fn run_call(
             let params = json!({"progressToken": token, "progress": count, "message": line});
             jsonrpc::notification("notifications/progress", params)
         };
-        let call = runner(ctx, Some(progress));
+        let sink = token.is_some().then_some(progress);
+        let call = runner(ctx, sink, Some(events.clone()));
         tokio::pin!(call);
         let mut count = 0u64;
         let output = loop {

@@ -202,3 +202,38 @@ pub fn input_key(task: &Value, prefix: &str) -> String {
         .unwrap_or_else(|| panic!("a `{prefix}` key: {task}"))
         .clone()
 }
+
+impl Mock {
+    /// An initialized handshake session that declared `capabilities` (e.g. elicitation).
+    pub async fn session_with(
+        &self,
+        token: &str,
+        version: &str,
+        capabilities: Value,
+    ) -> super::Client {
+        let mut client = super::Client {
+            mock: self.clone(),
+            token: Some(token.to_owned()),
+            session: None,
+            version: version.to_owned(),
+            next_id: 1,
+        };
+        let init = client
+            .rpc(
+                "initialize",
+                json!({"protocolVersion": version, "capabilities": capabilities,
+                       "clientInfo": {"name": "tests", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(init.status, StatusCode::OK, "initialize: {init:?}");
+        client.session = init
+            .headers
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        client
+            .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        client
+    }
+}

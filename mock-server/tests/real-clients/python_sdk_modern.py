@@ -3,6 +3,8 @@
 Usage: python python_sdk_modern.py [...] MCP_URL
   The MCP URL is the last argument (the official conformance runner's launch contract).
   The bearer token comes from CONFORMANCE_BEARER_TOKEN (default: alice-dev-token).
+  PYTHON_SDK_MODE=legacy runs the same checks in the handshake era (2025-11-25), where the
+  elicitations travel as `elicitation/create` on the call's SSE stream instead of MRTR.
 
 What it checks, as a real client following the Computer documents would:
   1. the `server/discover` probe negotiates the stateless protocol 2026-07-28 (no session);
@@ -45,7 +47,8 @@ from python_sdk_handshake import (
     tool_json,
 )
 
-EXPECTED_PROTOCOL_VERSION = "2026-07-28"
+MODE = os.environ.get("PYTHON_SDK_MODE") or "auto"
+EXPECTED_PROTOCOL_VERSION = "2025-11-25" if MODE == "legacy" else "2026-07-28"
 FIRST_MESSAGE = "#timeout-then-complete Summarize the top 5 stories on Hacker News right now"
 QUESTION_MESSAGE = "#elicitation-question Build the sales report for last quarter"
 SIGN_IN_MESSAGE = "#elicitation-sign-in Summarize my unread Slack messages"
@@ -88,6 +91,7 @@ async def run(url: str, token: str) -> str:
             client_info=Implementation(name="python-sdk-modern-check", version="1.0.0"),
             read_timeout_seconds=REQUEST_TIMEOUT_S,
             elicitation_callback=on_elicit,
+            mode=MODE,
         ) as client:
             # 1. Discover (auto mode probes first and keeps 2026-07-28 when the server lists it)
             if client.protocol_version != EXPECTED_PROTOCOL_VERSION:
@@ -150,7 +154,7 @@ async def run(url: str, token: str) -> str:
                     f"url elicitation: elicited {elicited!r}, page statuses {opened!r}, then got {signed_in!r}"
                 )
             return (
-                f"python mcp 2.3.0 (auto): negotiated {client.protocol_version}, {len(names)} tools, "
+                f"python mcp 2.3.0 ({MODE}): negotiated {client.protocol_version}, {len(names)} tools, "
                 f"{len(progress)} progress notifications, timeout then completed after {attempt} "
                 f"read_thread call(s), form and url elicitations answered, thread {thread_id}"
             )
