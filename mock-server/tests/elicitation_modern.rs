@@ -223,3 +223,59 @@ async fn a_tampered_or_replayed_request_state_is_refused_and_changes_nothing() {
     let replay = retry(&mut client, QUESTION, &asked["requestState"], good).await;
     assert_eq!(replay.body["error"]["code"], -32602, "{replay:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_perplexity_only_form_is_a_url_and_accepting_after_the_page_continues() {
+    let mock = Mock::new();
+    let mut client = client(&mock, json!({"url": {}}));
+    let message = "#interaction-required Book the hotel";
+    let asked = first(&mut client, message).await;
+    let key = only_key(&asked);
+    assert!(key.starts_with("page:"));
+    let params = &asked["inputRequests"][&key]["params"];
+    assert_eq!(params["mode"], "url");
+    let url = params["url"].as_str().expect("url").to_owned();
+    assert!(url.contains("/_mock/forms/"));
+    assert_eq!(mock.get(&url).await.status, 200);
+
+    let done = retry(
+        &mut client,
+        message,
+        &asked["requestState"],
+        json!({key: {"action": "accept"}}),
+    )
+    .await;
+    assert_eq!(
+        text_json(&done.body["result"])["event"],
+        "complete",
+        "{done:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn credits_running_out_during_a_task_is_a_url_to_the_billing_page() {
+    let mock = Mock::new();
+    let mut client = client(&mock, json!({"form": {}, "url": {}}));
+    let message = "#insufficient-credits-during-task Crunch the data";
+    let asked = first(&mut client, message).await;
+    let key = only_key(&asked);
+    let params = &asked["inputRequests"][&key]["params"];
+    assert!(
+        params["url"]
+            .as_str()
+            .is_some_and(|u| u.contains("/_mock/billing/alice")),
+        "{params}"
+    );
+    mock.post_form("/_mock/billing/alice/top-up").await;
+
+    let done = retry(
+        &mut client,
+        message,
+        &asked["requestState"],
+        json!({key: {"action": "accept"}}),
+    )
+    .await;
+    let result = &done.body["result"];
+    assert_eq!(result["resultType"], "complete", "{done:?}");
+    assert_ne!(text_json(result)["event"], "insufficient_credits");
+}

@@ -88,9 +88,18 @@ struct Pending {
 
 #[derive(Debug, Clone)]
 enum Ask {
-    Questions { request_id: String, schema: Value },
-    Confirm { request_id: String },
-    SignIn { request_id: String },
+    Questions {
+        request_id: String,
+        schema: Value,
+    },
+    Confirm {
+        request_id: String,
+    },
+    SignIn {
+        request_id: String,
+    },
+    /// A form only Perplexity can show, or the billing page.
+    Page,
 }
 
 impl AppState {
@@ -126,6 +135,22 @@ fn ask_for(
         return None;
     }
     let event = body.get("event").and_then(Value::as_str)?;
+    // A Perplexity-only form or a top-up: a URL the user finishes on, then a message continues.
+    let page = match event {
+        "interaction_required" => body.pointer("/interactive/url"),
+        "insufficient_credits" => body.pointer("/interactive/billing_url"),
+        _ => None,
+    };
+    if let Some(url) = page.and_then(Value::as_str) {
+        if !modes.url {
+            return None;
+        }
+        let message = body.get("text").and_then(Value::as_str).unwrap_or_default();
+        return Some((
+            Ask::Page,
+            json!({"mode": "url", "message": message, "url": url}),
+        ));
+    }
     if !matches!(
         event,
         "ask_user_question" | "confirm_action" | "auth_required"
@@ -201,6 +226,7 @@ fn intercept(
         Ask::Questions { .. } => "answer",
         Ask::Confirm { .. } => "confirm",
         Ask::SignIn { .. } => "sign-in",
+        Ask::Page => "page",
     };
     let key = format!("{prefix}:{}", Uuid::new_v4());
     let state = Uuid::new_v4().simple().to_string();
@@ -400,6 +426,12 @@ async fn answer(
                 .await;
             return Some(("call_perplexity_computer".to_owned(), output));
         }
+        // The user finished on the page: a message continues the thread (if the page was not
+        // finished, the same request comes back).
+        (Ask::Page, "accept") => (
+            "call_perplexity_computer",
+            json!({"thread_id": thread, "message": "Done, please continue."}),
+        ),
         _ => return None,
     };
     let output = tools::call(ctx, tool, args, progress).await;
