@@ -4,84 +4,9 @@
 
 mod common;
 
-use axum::body::Body;
-use common::{Client, MCP, Mock, text_json};
-use http::Request;
-use http_body_util::BodyExt;
-use serde_json::{Value, json};
-use tower::ServiceExt;
-
-/// Calls `call_perplexity_computer` with `message` and answers each `elicitation/create` on the
-/// stream with `respond(params)` (after opening its `url` first, when `open` is set, as a user
-/// who finishes on the page); returns the elicitation params seen and the final result.
-async fn call_answering(
-    client: &Client,
-    message: &str,
-    open: bool,
-    respond: impl Fn(&Value) -> Value,
-) -> (Vec<Value>, Value) {
-    let session = client.session.clone().expect("session");
-    let body = json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
-                      "params": {"name": "call_perplexity_computer", "arguments": {"message": message}}});
-    let request = Request::post(MCP)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("authorization", "Bearer alice-dev-token")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", &client.version)
-        .body(Body::from(body.to_string()))
-        .expect("request");
-    let response = client
-        .mock
-        .router
-        .clone()
-        .oneshot(request)
-        .await
-        .expect("infallible");
-    assert!(
-        response.headers()["content-type"]
-            .to_str()
-            .unwrap_or("")
-            .starts_with("text/event-stream")
-    );
-    let mut body = response.into_body();
-    let mut buffer = String::new();
-    let mut seen = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.expect("frame");
-        let Some(data) = frame.data_ref() else {
-            continue;
-        };
-        buffer.push_str(&String::from_utf8_lossy(data));
-        while let Some(end) = buffer.find("\n\n") {
-            let event: String = buffer.drain(..end + 2).collect();
-            let Some(json) = event
-                .lines()
-                .find_map(|l| l.strip_prefix("data:"))
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-            else {
-                continue;
-            };
-            let message: Value = serde_json::from_str(json).expect("json");
-            if message["method"] == "elicitation/create" {
-                seen.push(message["params"].clone());
-                if open {
-                    let url = message["params"]["url"].as_str().unwrap_or("");
-                    assert_eq!(client.mock.get(url).await.status, 200);
-                }
-                let reply = client
-                    .post(json!({"jsonrpc": "2.0", "id": message["id"],
-                                 "result": respond(&message["params"])}))
-                    .await;
-                assert_eq!(reply.status, 202);
-            } else if message["id"] == 77 {
-                return (seen, message["result"].clone());
-            }
-        }
-    }
-    panic!("the stream ended without a result; elicitations: {seen:?}");
-}
+use common::modern::call_answering;
+use common::{Mock, text_json};
+use serde_json::json;
 
 const QUESTION: &str = "#elicitation-question Build the sales report";
 
@@ -171,4 +96,85 @@ async fn a_session_without_elicitation_gets_the_event_as_before() {
         .call_json("call_perplexity_computer", json!({"message": QUESTION}))
         .await;
     assert_eq!(result["event"], "ask_user_question");
+}
+
+/// Snapshots a handshake-era elicitation exchange: each `elicitation/create`, the response the
+/// client POSTed, and the call's final result (ids redacted).
+fn snapshot(
+    scenario: &str,
+    seen: &[serde_json::Value],
+    responses: &[serde_json::Value],
+    result: &serde_json::Value,
+) {
+    let mut log: Vec<serde_json::Value> = seen
+        .iter()
+        .zip(responses)
+        .map(|(params, response)| json!({"elicitation/create": params, "response": response}))
+        .collect();
+    log.push(json!({"result": result}));
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_description(format!(
+        "catalog scenario `{scenario}`, handshake era 2025-11-25: elicitation/create on the call's stream"
+    ));
+    settings.add_filter(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        "[uuid]",
+    );
+    settings.add_filter(r"asset_[0-9a-f]{32}", "[asset]");
+    settings.add_filter(r"\b[0-9a-f]{32}\b", "[token]");
+    settings.bind(|| {
+        insta::assert_json_snapshot!(format!("handshake-{scenario}"), log);
+    });
+}
+
+#[tokio::test(start_paused = true)]
+async fn snapshot_elicitation_question() {
+    let mock = Mock::new();
+    let client = mock
+        .session_with("alice-dev-token", "2025-11-25", json!({"elicitation": {}}))
+        .await;
+    let response = json!({"action": "accept", "content": {"q1": "PDF"}});
+    let (seen, result) = call_answering(&client, QUESTION, false, |_| response.clone()).await;
+    snapshot("elicitation-question", &seen, &[response], &result);
+}
+
+#[tokio::test(start_paused = true)]
+async fn snapshot_elicitation_confirm() {
+    let mock = Mock::new();
+    let client = mock
+        .session_with("alice-dev-token", "2025-11-25", json!({"elicitation": {}}))
+        .await;
+    let response = json!({"action": "decline"});
+    let (seen, result) = call_answering(
+        &client,
+        "#elicitation-confirm Email the report",
+        false,
+        |_| response.clone(),
+    )
+    .await;
+    snapshot("elicitation-confirm", &seen, &[response], &result);
+}
+
+#[tokio::test(start_paused = true)]
+async fn snapshot_elicitation_sign_in() {
+    let mock = Mock::new();
+    let client = mock
+        .session_with(
+            "alice-dev-token",
+            "2025-11-25",
+            json!({"elicitation": {"form": {}, "url": {}}}),
+        )
+        .await;
+    let response = json!({"action": "accept"});
+    let (seen, result) = call_answering(
+        &client,
+        "#elicitation-sign-in Summarize my Slack",
+        true,
+        |_| response.clone(),
+    )
+    .await;
+    snapshot("elicitation-sign-in", &seen, &[response], &result);
 }

@@ -3,7 +3,9 @@
 
 use axum::body::Body;
 use http::{Request, StatusCode};
+use http_body_util::BodyExt;
 use serde_json::{Value, json};
+use tower::ServiceExt;
 
 use super::{MCP, Mock, Reply};
 
@@ -236,4 +238,76 @@ impl Mock {
             .await;
         client
     }
+}
+
+/// Calls `call_perplexity_computer` with `message` and answers each `elicitation/create` on the
+/// stream with `respond(params)` (after opening its `url` first, when `open` is set, as a user
+/// who finishes on the page); returns the elicitation params seen and the final result.
+pub async fn call_answering(
+    client: &super::Client,
+    message: &str,
+    open: bool,
+    respond: impl Fn(&Value) -> Value,
+) -> (Vec<Value>, Value) {
+    let session = client.session.clone().expect("session");
+    let body = json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+                      "params": {"name": "call_perplexity_computer", "arguments": {"message": message}}});
+    let request = Request::post(MCP)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", "Bearer alice-dev-token")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", &client.version)
+        .body(Body::from(body.to_string()))
+        .expect("request");
+    let response = client
+        .mock
+        .router
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("infallible");
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap_or("")
+            .starts_with("text/event-stream")
+    );
+    let mut body = response.into_body();
+    let mut buffer = String::new();
+    let mut seen = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.expect("frame");
+        let Some(data) = frame.data_ref() else {
+            continue;
+        };
+        buffer.push_str(&String::from_utf8_lossy(data));
+        while let Some(end) = buffer.find("\n\n") {
+            let event: String = buffer.drain(..end + 2).collect();
+            let Some(json) = event
+                .lines()
+                .find_map(|l| l.strip_prefix("data:"))
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+            else {
+                continue;
+            };
+            let message: Value = serde_json::from_str(json).expect("json");
+            if message["method"] == "elicitation/create" {
+                seen.push(message["params"].clone());
+                if open {
+                    let url = message["params"]["url"].as_str().unwrap_or("");
+                    assert_eq!(client.mock.get(url).await.status, 200);
+                }
+                let reply = client
+                    .post(json!({"jsonrpc": "2.0", "id": message["id"],
+                                 "result": respond(&message["params"])}))
+                    .await;
+                assert_eq!(reply.status, 202);
+            } else if message["id"] == 77 {
+                return (seen, message["result"].clone());
+            }
+        }
+    }
+    panic!("the stream ended without a result; elicitations: {seen:?}");
 }
