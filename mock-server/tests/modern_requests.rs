@@ -31,12 +31,15 @@ async fn tools_list_carries_result_type_ttl_and_cache_scope() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn ping_answers_an_empty_complete_result() {
+async fn ping_and_initialize_were_removed_in_the_modern_era() {
     let mock = Mock::new();
     let mut client = mock.modern("alice-dev-token");
-    let reply = client.rpc("ping", json!({})).await;
-    assert_eq!(reply.status, StatusCode::OK);
-    assert_eq!(reply.body["result"]["resultType"], "complete");
+    for method in ["ping", "initialize"] {
+        let reply = client.rpc(method, json!({})).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{method}: {reply:?}");
+        assert_eq!(reply.body["error"]["code"], -32601);
+        assert!(reply.headers.get("mcp-session-id").is_none());
+    }
 }
 
 #[tokio::test(start_paused = true)]

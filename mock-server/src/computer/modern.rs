@@ -67,13 +67,15 @@ pub(crate) fn is_modern(headers: &HeaderMap, message: &Incoming) -> bool {
     let foreign_version = version_header.is_some_and(|v| !HANDSHAKE_VERSIONS.contains(&v));
     match message {
         Incoming::Request { method, params, .. } => {
-            if method == "initialize" {
-                return false;
-            }
             let modern_meta = params
                 .get("_meta")
                 .and_then(Value::as_object)
                 .is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")));
+            if method == "initialize" {
+                // Only an initialize stamped with the stateless envelope is a modern request
+                // (and gets "method not found"); rmcp offers 2026-07-28 inside a plain one.
+                return modern_meta && version_header == Some(MODERN_VERSION);
+            }
             method == "server/discover" || modern_meta || foreign_version
         }
         Incoming::Notification { .. } | Incoming::Response => {
@@ -286,7 +288,6 @@ pub(crate) async fn post(
     };
     match method.as_str() {
         "server/discover" => success(&id, discover()),
-        "ping" => success(&id, json!({})),
         "tools/list" => success(
             &id,
             json!({"tools": tools::catalog(), "ttlMs": LIST_TTL_MS, "cacheScope": CACHE_SCOPE}),
@@ -323,12 +324,15 @@ pub(crate) async fn post(
             }
         }
         other => {
-            let hint = if other == "tasks/result" || other == "tasks/list" {
+            let hint = if other == "initialize" || other == "ping" {
+                " 2026-07-28 removed initialize and ping: requests are stateless (send \
+                 server/discover to learn what this server speaks)."
+            } else if other == "tasks/result" || other == "tasks/list" {
                 " The tasks extension has no tasks/result or tasks/list: poll tasks/get with \
                  the taskId you saved."
             } else {
-                " This server offers server/discover, ping, tools/list, tools/call and, with the \
-                 tasks extension, tasks/get, tasks/update and tasks/cancel."
+                " This server offers server/discover, tools/list, tools/call and, with the tasks \
+                 extension, tasks/get, tasks/update and tasks/cancel."
             };
             let error = RpcError::new(
                 METHOD_NOT_FOUND,
