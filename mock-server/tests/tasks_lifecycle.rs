@@ -194,3 +194,30 @@ async fn poll_interval_and_ttl_come_from_the_scenario() {
     let expired = client.get_task(&task).await;
     assert_eq!(expired.body["error"]["code"], -32602, "{expired:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_extension_is_not_honoured_in_the_handshake_era() {
+    let mock = Mock::new();
+    let mut client = mock
+        .session_with(
+            "alice-dev-token",
+            "2025-11-25",
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+        )
+        .await;
+    let reply = client
+        .rpc(
+            "tools/call",
+            json!({"name": "call_perplexity_computer",
+                   "arguments": {"message": "#complete Summarize HN"},
+                   "task": {"ttl": 60000}}),
+        )
+        .await;
+    let result = &reply.body["result"];
+    assert!(result.get("resultType").is_none(), "{result}");
+    assert!(result.get("taskId").is_none() && result.get("task").is_none());
+    assert_eq!(text_json(result)["event"], "complete");
+
+    let get = client.rpc("tasks/get", json!({"taskId": "anything"})).await;
+    assert_eq!(get.body["error"]["code"], -32601, "{get:?}");
+}
