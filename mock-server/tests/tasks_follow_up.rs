@@ -75,3 +75,52 @@ async fn another_accounts_or_an_unknown_task_id_is_invalid_params() {
     assert_eq!(unknown.body["error"]["code"], -32602);
     assert_eq!(alice.task(&task).await["status"], "working");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_message_queued_behind_a_working_task_gets_its_own_task_and_result() {
+    let mock = Mock::new();
+    let mut client = mock.modern("alice-dev-token").with_tasks();
+    let first = client.start_task("#follow-up Summarize HN", None).await;
+    let first_task = task_id(&first);
+    let thread = first["_meta"]["ai.perplexity/threadId"]
+        .as_str()
+        .expect("thread")
+        .to_owned();
+
+    let second = client
+        .start_task("Turn that into a PDF report", Some(&thread))
+        .await;
+    let second_task = task_id(&second);
+    let queued = client.task(&second_task).await;
+    assert_eq!(queued["status"], "working", "{queued}");
+    assert!(
+        queued["statusMessage"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Queued")),
+        "{queued}"
+    );
+    assert!(queued.get("result").is_none());
+
+    mock.advance(Duration::from_secs(40));
+    let first_done = client.task(&first_task).await;
+    assert_eq!(first_done["status"], "completed", "{first_done}");
+    assert!(
+        text_json(&first_done["result"])["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("top stories"))
+    );
+    assert_eq!(client.task(&second_task).await["status"], "working");
+
+    mock.advance(Duration::from_secs(120));
+    let second_done = client.task(&second_task).await;
+    assert_eq!(second_done["status"], "completed", "{second_done}");
+    assert!(
+        text_json(&second_done["result"])["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("report"))
+    );
+    assert_eq!(
+        client.task(&first_task).await["result"],
+        first_done["result"]
+    );
+}

@@ -3,9 +3,10 @@
 //! polls `tasks/get`, answers `inputRequests` with `tasks/update`, and `tasks/cancel` only
 //! acknowledges (the stop URL or `cancel_task` really stops Computer).
 //!
-//! A task is a view of one message on one thread: its state is read from the thread on every
-//! poll (task state lives in the mock, not in a connection), and frozen when a newer message
-//! on the thread starts another task, so a finished task's result stays readable. Answers go
+//! A task is a view of one message on one thread: its state is read from the thread's entries
+//! on every poll (task state lives in the mock, not in a connection). A newer message on the
+//! thread starts another task, which follows the entries from that message on, so the older
+//! task keeps answering for its own request and a finished result stays readable. Answers go
 //! through the same tools a handshake client calls (`answer_question`, `confirm_action_*`,
 //! `notify_connected`), so both eras move the thread identically.
 
@@ -19,7 +20,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-use super::engine::{CALL_WAIT, Follow};
+use super::engine::CALL_WAIT;
 use super::jsonrpc::{self, INVALID_PARAMS, RpcError};
 use super::modern::{self, MODERN_VERSION};
 use super::render::{self, RenderContext, ToolOutput};
@@ -55,8 +56,10 @@ struct Task {
     poll_interval_ms: u64,
     /// The last state a poll saw (status, statusMessage, extra fields), to date changes.
     last_seen: Option<Value>,
-    /// Set when a newer message started another task: this one answers its last state.
-    frozen: Option<Value>,
+    /// The thread entry this task's message created (or resumed, or will create once queued).
+    first_entry: usize,
+    /// The last entry this task covers, once a newer message started another task.
+    last_entry: Option<usize>,
     /// Input-request keys whose response was delivered (never reused).
     used_keys: HashSet<String>,
     /// How often each request was asked again after a `decline`/`cancel` left it open.
@@ -127,15 +130,19 @@ fn stop_url(app: &AppState, thread_id: &str) -> String {
 pub(crate) async fn create(app: AppState, account: Account, id: Value, params: Value) -> Response {
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
     let ctx = ctx(&app, account.clone());
-    // Freeze the thread's current task first: the new message must not rewrite its state.
-    let previous = arguments
+    let counts = |thread: &Thread| (thread.entries.len(), thread.queue.len());
+    let follow_up = arguments
         .get("thread_id")
         .and_then(Value::as_str)
-        .map(|thread| current_task(&app, &account.id, thread));
-    let frozen_state = match &previous {
-        Some(Some(task_id)) => detailed_state(&app, &ctx, task_id).await,
-        _ => None,
-    };
+        .map(str::to_owned);
+    let before = follow_up
+        .as_deref()
+        .and_then(|thread| {
+            app.engine()
+                .with_thread(&account.id, thread, |t, _| counts(t))
+                .ok()
+        })
+        .unwrap_or((0, 0));
     let output = call_now(&ctx, "call_perplexity_computer", arguments).await;
     let Some(thread_id) = started(&output) else {
         // Nothing was sent: a regular tool result, as the document says.
@@ -143,10 +150,26 @@ pub(crate) async fn create(app: AppState, account: Account, id: Value, params: V
         modern::finish_result(&mut result, "complete");
         return axum::Json(jsonrpc::success(&id, result)).into_response();
     };
-    if let (Some(Some(task_id)), Some(state)) = (&previous, frozen_state)
-        && let Some(task) = app.tasks().lock().get_mut(task_id)
+    let after = app
+        .engine()
+        .with_thread(&account.id, &thread_id, |t, _| counts(t))
+        .unwrap_or(before);
+    // A new entry, a queued message (its entry comes once the current request ends), or a
+    // message that resumed the waiting request (no new entry).
+    let (first_entry, previous_last) = if after.0 > before.0 {
+        (before.0, before.0.checked_sub(1))
+    } else if after.1 > before.1 {
+        (after.0, after.0.checked_sub(1))
+    } else {
+        let resumed = after.0.saturating_sub(1);
+        (resumed, Some(resumed))
+    };
+    if follow_up.is_some()
+        && let Some(previous) = current_task(&app, &account.id, &thread_id)
+        && let Some(task) = app.tasks().lock().get_mut(&previous)
+        && task.last_entry.is_none()
     {
-        task.frozen = Some(state);
+        task.last_entry = previous_last;
     }
     let settings = app
         .engine()
@@ -171,7 +194,8 @@ pub(crate) async fn create(app: AppState, account: Account, id: Value, params: V
             .and_then(|s| s.poll_interval_ms)
             .unwrap_or(DEFAULT_POLL_INTERVAL_MS),
         last_seen: None,
-        frozen: None,
+        first_entry,
+        last_entry: None,
         used_keys: HashSet::new(),
         rounds: HashMap::new(),
         settled: HashSet::new(),
@@ -280,6 +304,10 @@ fn outstanding(
     let Some(entry) = thread.latest() else {
         return Vec::new();
     };
+    let latest = thread.entries.len() - 1;
+    if latest < task.first_entry || task.last_entry.is_some_and(|last| last < latest) {
+        return Vec::new();
+    }
     let Phase::Input { kind, .. } = &entry.phase else {
         return Vec::new();
     };
@@ -442,42 +470,59 @@ async fn continue_after_pages(app: &AppState, ctx: &CallContext, thread_id: &str
 /// The task as `tasks/get` shows it (`None` when the task or its thread is gone).
 async fn detailed_state(app: &AppState, ctx: &CallContext, task_id: &str) -> Option<Value> {
     let task = app.tasks().lock().get(task_id).cloned()?;
-    if let Some(frozen) = task.frozen {
-        return Some(frozen);
+    if task.last_entry.is_none() {
+        continue_after_pages(app, ctx, &task.thread_id).await;
     }
-    continue_after_pages(app, ctx, &task.thread_id).await;
     let engine = app.engine();
     let account = ctx.account.id.clone();
-    let output = CALL_WAIT
-        .scope(
-            Duration::ZERO,
-            engine.wait(
-                &account,
-                &task.thread_id,
-                Follow::Latest {
-                    activity_from: usize::MAX,
-                },
-                None,
-            ),
-        )
-        .await;
-    let (steps, requests, wake_at) = engine
+    let view = engine
         .with_thread(&account, &task.thread_id, |thread, rctx| {
-            let steps = thread
-                .latest()
-                .map_or_else(|| json!([]), render::steps_json);
+            let latest = thread.entries.len().checked_sub(1)?;
+            let index = task.last_entry.map_or(latest, |last| last.min(latest));
+            if index < task.first_entry {
+                // The message is queued behind the request in progress.
+                return Some(None);
+            }
+            let entry = &thread.entries[index];
+            let output = if matches!(entry.phase, Phase::Running { .. }) {
+                render::timeout_result(thread)
+            } else {
+                render::checkpoint_result(thread, entry, rctx)
+            };
+            let steps = render::steps_json(entry);
             let requests = outstanding(&task, thread, rctx);
-            let wake_at = match thread.latest().map(|e| &e.phase) {
-                Some(Phase::Sleeping { wake_at, .. }) => Some(iso(*wake_at)),
+            let wake_at = match &entry.phase {
+                Phase::Sleeping { wake_at, .. } => Some(iso(*wake_at)),
                 _ => None,
             };
-            let current = thread
-                .latest()
-                .and_then(|e| e.steps.iter().rev().find(|s| s.completed_at.is_none()))
+            let current = entry
+                .steps
+                .iter()
+                .rev()
+                .find(|s| s.completed_at.is_none())
                 .map(|s| s.title.clone());
-            (steps, requests, (wake_at, current, thread.status()))
+            Some(Some((
+                output,
+                steps,
+                requests,
+                (wake_at, current, thread.status()),
+            )))
         })
-        .ok()?;
+        .ok()??;
+    let (output, steps, requests, wake_at) = match view {
+        Some(view) => view,
+        None => (
+            ToolOutput::ok(json!({
+                "thread_id": task.thread_id,
+                "event": "queued",
+                "text": "Queued: Computer starts on this message when the current request ends.",
+                "task_status": "working",
+            })),
+            json!([]),
+            Vec::new(),
+            (None, None, "queued"),
+        ),
+    };
     let body = &output.body;
     let event = body.get("event").and_then(Value::as_str).unwrap_or("");
     let task_status = body
@@ -510,6 +555,7 @@ async fn detailed_state(app: &AppState, ctx: &CallContext, task_id: &str) -> Opt
             wake.unwrap_or_default()
         ),
         (_, "waiting") => format!("Waiting: {}", first_line(text)),
+        (_, "queued") => first_line(text),
         _ => match current_step {
             Some(step) => format!("Working: {step}"),
             None => format!("Working (thread {thread_status})."),
@@ -574,15 +620,12 @@ pub(crate) async fn update(app: AppState, account: Account, id: Value, params: V
         );
     };
     let ctx = ctx(&app, account.clone());
-    let requests = if task.frozen.is_some() {
-        Vec::new()
-    } else {
-        app.engine()
-            .with_thread(&account.id, &task.thread_id, |thread, rctx| {
-                outstanding(&task, thread, rctx)
-            })
-            .unwrap_or_default()
-    };
+    let requests = app
+        .engine()
+        .with_thread(&account.id, &task.thread_id, |thread, rctx| {
+            outstanding(&task, thread, rctx)
+        })
+        .unwrap_or_default();
     // Check everything first, so a bad response changes nothing.
     let mut plan = Vec::new();
     for (key, response) in responses {
