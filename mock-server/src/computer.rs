@@ -1,8 +1,11 @@
 //! The Computer MCP surface: transport, tool catalog, thread engine, results and progress.
 
+mod elicitation;
 pub(crate) mod engine;
 mod jsonrpc;
+mod modern;
 mod render;
+mod tasks;
 pub(crate) mod thread;
 mod tools;
 mod transport;
@@ -15,7 +18,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
+pub(crate) use elicitation::Elicitations;
+pub use modern::MODERN_VERSION;
 pub(crate) use render::{file_bytes, file_facts};
+pub(crate) use tasks::Tasks;
 pub use tools::TOOL_NAMES;
 pub(crate) use transport::Sessions;
 pub use transport::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION};

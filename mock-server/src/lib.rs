@@ -37,7 +37,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 pub use clock::{Clock, ClockMode};
-pub use computer::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, TOOL_NAMES};
+pub use computer::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES};
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use journal::{Exchange, Journal, SseRecord};
 pub use oauth::{AuthMode, MCP_PATH};
@@ -101,6 +101,8 @@ struct Shared {
     catalog: Arc<Catalog>,
     engine: Arc<Engine>,
     sessions: computer::Sessions,
+    tasks: computer::Tasks,
+    elicitations: computer::Elicitations,
 }
 
 impl AppState {
@@ -126,6 +128,8 @@ impl AppState {
                 catalog,
                 engine,
                 sessions: computer::Sessions::default(),
+                tasks: computer::Tasks::default(),
+                elicitations: computer::Elicitations::default(),
             }),
         })
     }

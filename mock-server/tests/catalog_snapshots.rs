@@ -636,7 +636,10 @@ async fn long_transcript() {
 
 #[test]
 fn every_catalog_scenario_has_a_snapshot_test() {
-    let source = include_str!("catalog_snapshots.rs");
+    let source = concat!(
+        include_str!("catalog_snapshots.rs"),
+        include_str!("task_snapshots.rs")
+    );
     let catalog = mock_server::Catalog::load(&[], None).expect("catalog");
     for scenario in catalog.iter() {
         let name = &scenario.scenario.name;

@@ -125,7 +125,7 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.body["fallback"], "complete");
     let scenarios = reply.body["scenarios"].as_array().expect("scenarios");
-    assert_eq!(scenarios.len(), 21);
+    assert_eq!(scenarios.len(), 32);
     for scenario in scenarios {
         assert!(scenario["name"].is_string(), "{scenario}");
         assert!(

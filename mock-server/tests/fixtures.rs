@@ -137,7 +137,7 @@ async fn an_extra_fixture_directory_adds_a_scenario_and_overrides_an_embedded_on
     );
     let mock = Mock::with(MockServer::builder().fixtures(&dir));
     let catalog = mock.handle.catalog();
-    assert_eq!(catalog.iter().count(), 22);
+    assert_eq!(catalog.iter().count(), 33);
     assert!(catalog.get("fresh").is_some());
     assert_eq!(
         catalog.get("complete").expect("complete").source,

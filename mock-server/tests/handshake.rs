@@ -275,7 +275,7 @@ async fn get_opens_an_event_stream() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn server_discover_without_a_session_is_method_not_found_so_sdks_fall_back() {
+async fn server_discover_without_the_modern_envelope_is_an_error_so_sdks_fall_back() {
     let mock = Mock::new();
     let reply = mock
         .post_mcp(
@@ -289,9 +289,11 @@ async fn server_discover_without_a_session_is_method_not_found_so_sdks_fall_back
                 .to_string(),
         )
         .await;
-    assert_eq!(reply.body["error"]["code"], -32601, "{reply:?}");
+    // A modern probe must carry the `_meta` envelope; any JSON-RPC error makes the SDKs fall
+    // back to initialize.
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    assert_eq!(reply.body["error"]["code"], -32602, "{reply:?}");
     assert_eq!(reply.body["id"], 1);
-    assert!(message(&reply).contains("send initialize"), "{reply:?}");
 }
 
 #[tokio::test(start_paused = true)]

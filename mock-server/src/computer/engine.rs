@@ -24,6 +24,12 @@ const DOWNLOAD_TTL: Duration = Duration::from_secs(3600);
 /// How long a website preview URL stays valid.
 const PREVIEW_TTL: Duration = Duration::from_secs(24 * 3600);
 
+tokio::task_local! {
+    /// A call-wait window that replaces the configured one for calls in its scope: the tasks
+    /// extension answers at once and lets the client poll instead of holding the request open.
+    pub(crate) static CALL_WAIT: Duration;
+}
+
 /// Receives progress lines for a call that sent a progress token.
 pub(crate) type ProgressSink = mpsc::UnboundedSender<String>;
 
@@ -222,7 +228,8 @@ impl Engine {
         follow: Follow,
         progress: Option<ProgressSink>,
     ) -> ToolOutput {
-        let deadline = self.clock.now() + to_chrono(self.call_wait);
+        let window = CALL_WAIT.try_with(|w| *w).unwrap_or(self.call_wait);
+        let deadline = self.clock.now() + to_chrono(window);
         let mut seen_activity = None;
         loop {
             let notified = self.changed.notified();

@@ -3,8 +3,8 @@
 //! `initialize` opens a session (`Mcp-Session-Id`), later requests must carry it and a matching
 //! `MCP-Protocol-Version`; a POSTed request is answered as JSON, or as an SSE stream when the
 //! call asked for progress; GET opens the standalone stream; DELETE ends the session.
-//! `server/discover` (the 2026-07-28 probe) is answered with "method not found" so modern SDKs
-//! fall back to `initialize`.
+//! Session-less requests of the stateless era (2026-07-28, `server/discover` first) go to
+//! `modern`.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -17,15 +17,18 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::{UnboundedReceiverStream, WatchStream};
 use uuid::Uuid;
 
+use super::engine::ProgressSink;
 use super::jsonrpc::{
     self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
     SERVER_ERROR, SESSION_NOT_FOUND,
 };
+use super::modern;
 use super::tools::{self, CallContext};
 use crate::AppState;
 use crate::oauth;
@@ -34,6 +37,12 @@ use crate::oauth;
 pub const HANDSHAKE_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
 /// The version a session gets when the client offers one the mock does not speak.
 pub const LATEST_HANDSHAKE_VERSION: &str = HANDSHAKE_VERSIONS[0];
+
+/// What the server tells a client about using it, in both eras.
+pub(crate) const INSTRUCTIONS: &str = "Perplexity Computer runs long, multi-step tasks. Start or \
+    continue one with call_perplexity_computer and reuse its thread_id. After a `timeout`, call \
+    read_thread; answer questions with answer_question, approvals with \
+    confirm_action_approve/deny, and call notify_connected after a sign-in.";
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -44,6 +53,10 @@ pub(crate) struct Session {
     pub(crate) account: String,
     pub(crate) protocol_version: String,
     pub(crate) initialized: bool,
+    /// The `capabilities` the client declared in `initialize`.
+    pub(crate) capabilities: Value,
+    /// This session's id (`Mcp-Session-Id`).
+    pub(crate) id: String,
     /// Flips to `true` when the session ends, closing its GET streams.
     closed: watch::Sender<bool>,
 }
@@ -110,20 +123,14 @@ pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: 
         Err((id, error)) => return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error),
     };
 
+    if modern::is_modern(&headers, &message) {
+        return modern::post(app, account, &headers, message).await;
+    }
     if let Incoming::Request { id, method, params } = &message {
         // An initialize that carries a session id is aimed at that session (which is already
         // initialized, or unknown), not a request for a new one.
         if method == "initialize" && !headers.contains_key(SESSION_HEADER) {
             return initialize(&app, &account.id, id, params);
-        }
-        if method == "server/discover" && !headers.contains_key(SESSION_HEADER) {
-            // The modern-era probe: "method not found" makes the SDKs fall back to initialize.
-            let error = RpcError::new(
-                METHOD_NOT_FOUND,
-                "Method not found: server/discover. This server speaks the handshake protocol \
-                 (2025-11-25, 2025-06-18, 2025-03-26): send initialize.",
-            );
-            return rpc_error(StatusCode::OK, Some(id), &error);
         }
     }
 
@@ -141,7 +148,11 @@ pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: 
             }
             StatusCode::ACCEPTED.into_response()
         }
-        Incoming::Response => StatusCode::ACCEPTED.into_response(),
+        Incoming::Response => {
+            // The answer to a server request (an in-call elicitation) the client POSTed back.
+            super::elicitation::deliver(&app, &session_id, &parsed);
+            StatusCode::ACCEPTED.into_response()
+        }
         Incoming::Request { id, method, params } => {
             request(app, account, session, id, &method, params).await
         }
@@ -171,6 +182,8 @@ fn initialize(app: &AppState, account: &str, id: &Value, params: &Value) -> Resp
             account: account.to_owned(),
             protocol_version: version.to_owned(),
             initialized: false,
+            capabilities: params.get("capabilities").cloned().unwrap_or(json!({})),
+            id: session_id.clone(),
             closed,
         },
     );
@@ -182,10 +195,7 @@ fn initialize(app: &AppState, account: &str, id: &Value, params: &Value) -> Resp
             "title": "Perplexity Computer (mock)",
             "version": env!("CARGO_PKG_VERSION"),
         },
-        "instructions": "Perplexity Computer runs long, multi-step tasks. Start or continue one \
-            with call_perplexity_computer and reuse its thread_id. After a `timeout`, call \
-            read_thread; answer questions with answer_question, approvals with \
-            confirm_action_approve/deny, and call notify_connected after a sign-in.",
+        "instructions": INSTRUCTIONS,
     });
     let mut response = axum::Json(jsonrpc::success(id, result)).into_response();
     if let Ok(value) = HeaderValue::from_str(&session_id) {
@@ -213,7 +223,12 @@ async fn request(
             );
             return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &error);
         }
-        "tools/call" => return call_tool(app, account, session, id, params).await,
+        "tools/call" => {
+            if session.capabilities.get("elicitation").is_some() {
+                return super::elicitation::handshake_call(app, account, session, id, params).await;
+            }
+            return call_tool(app, account, &session.protocol_version, id, params).await;
+        }
         other => Err(RpcError::new(
             METHOD_NOT_FOUND,
             format!(
@@ -227,10 +242,11 @@ async fn request(
     }
 }
 
-async fn call_tool(
+/// Answers `tools/call` for a client on protocol `version` (either era).
+pub(super) async fn call_tool(
     app: AppState,
     account: crate::world::Account,
-    session: Session,
+    version: &str,
     id: Value,
     params: Value,
 ) -> Response {
@@ -255,24 +271,61 @@ async fn call_tool(
         return rpc_error(StatusCode::OK, Some(&id), &error);
     }
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let progress_token = params
+    let version = version.to_owned();
+    let runner: Runner = Box::new(move |ctx, progress, _| {
+        Box::pin(async move {
+            let output = tools::call(&ctx, &name, arguments, progress).await;
+            call_result(&output, &version)
+        })
+    });
+    run_call(app, account, id, progress_token(&params), false, runner).await
+}
+
+/// Sends server-to-client messages (requests) on the call's SSE stream.
+pub(super) type ServerMessages = mpsc::UnboundedSender<Value>;
+
+/// Runs a call and produces its JSON-RPC `result` (whatever the era and flow make of it).
+pub(super) type Runner = Box<
+    dyn FnOnce(
+            CallContext,
+            Option<ProgressSink>,
+            Option<ServerMessages>,
+        ) -> BoxFuture<'static, Value>
+        + Send,
+>;
+
+/// The request's progress token, if it sent a usable one.
+pub(super) fn progress_token(params: &Value) -> Option<Value> {
+    params
         .get("_meta")
         .and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_number())
-        .cloned();
+        .cloned()
+}
+
+/// Answers a call as JSON, or (with a progress token) as an SSE stream of progress
+/// notifications followed by the result.
+pub(super) async fn run_call(
+    app: AppState,
+    account: crate::world::Account,
+    id: Value,
+    progress_token: Option<Value>,
+    stream: bool,
+    runner: Runner,
+) -> Response {
     let ctx = CallContext {
         engine: app.engine(),
         account,
     };
-    let version = session.protocol_version.clone();
+    if progress_token.is_none() && !stream {
+        let result = runner(ctx, None, None).await;
+        return axum::Json(jsonrpc::success(&id, result)).into_response();
+    }
 
-    let Some(token) = progress_token else {
-        let output = tools::call(&ctx, &name, arguments, None).await;
-        return axum::Json(jsonrpc::success(&id, output.to_call_result(&version))).into_response();
-    };
-
-    // With a progress token the answer is an SSE stream: progress notifications, then the result.
+    // With a progress token (or server requests to send) the answer is an SSE stream: progress
+    // notifications and server requests, then the result.
     // One task runs the call and relays its progress lines, so none can overtake the result.
+    let token = progress_token;
     let (events, receiver) = mpsc::unbounded_channel::<Value>();
     let (progress, mut lines) = mpsc::unbounded_channel::<String>();
     let task = tokio::spawn(async move {
@@ -280,7 +333,8 @@ async fn call_tool(
             let params = json!({"progressToken": token, "progress": count, "message": line});
             jsonrpc::notification("notifications/progress", params)
         };
-        let call = tools::call(&ctx, &name, arguments, Some(progress));
+        let sink = token.is_some().then_some(progress);
+        let call = runner(ctx, sink, Some(events.clone()));
         tokio::pin!(call);
         let mut count = 0u64;
         let output = loop {
@@ -297,7 +351,7 @@ async fn call_tool(
             count += 1;
             let _ = events.send(notify(count, line));
         }
-        let _ = events.send(jsonrpc::success(&id, output.to_call_result(&version)));
+        let _ = events.send(jsonrpc::success(&id, output));
     });
     let guard = AbortOnDrop(task);
     let mut event_id = 0u64;
@@ -317,6 +371,15 @@ async fn call_tool(
         .into_response()
 }
 
+/// The `CallToolResult` for `version`; modern results also carry `resultType` and server info.
+pub(super) fn call_result(output: &super::render::ToolOutput, version: &str) -> Value {
+    let mut result = output.to_call_result(version);
+    if version == modern::MODERN_VERSION {
+        modern::finish_result(&mut result, "complete");
+    }
+    result
+}
+
 /// Aborts the call when the client drops the stream (Computer itself carries on).
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -332,6 +395,9 @@ pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Resp
         Ok(account) => account,
         Err(challenge) => return challenge,
     };
+    if let Some(refusal) = modern::refuse_non_post(&headers) {
+        return refusal;
+    }
     if !accepts(&headers, "text/event-stream") {
         return transport_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -359,6 +425,9 @@ pub(crate) async fn delete(State(app): State<AppState>, headers: HeaderMap) -> R
         Ok(account) => account,
         Err(challenge) => return challenge,
     };
+    if let Some(refusal) = modern::refuse_non_post(&headers) {
+        return refusal;
+    }
     let session_id = match session_id(&headers) {
         Ok(id) => id,
         Err(response) => return response,

@@ -6,6 +6,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod modern;
+
 use std::time::Duration;
 
 use axum::Router;

@@ -1,0 +1,579 @@
+//! In-call elicitation for 2026-07-28 clients that declared `elicitation` (MRTR): instead of
+//! returning an `ask_user_question`, `confirm_action` or `auth_required` event, the call answers
+//! `resultType: "input_required"` with `inputRequests` and an opaque `requestState`; the client
+//! retries the same call with `inputResponses` and that `requestState`.
+//!
+//! The document's rules: one form for the questions of one request, unless a question allows
+//! several choices or attachments, or other prompts arrived at the same time (then the event
+//! is returned as usual); declining a confirmation denies the action; declining or cancelling a
+//! question returns the event so the client can answer it later with `answer_question`; a
+//! sign-in is a URL the user finishes on the page. Only the modes the client declared are used.
+//!
+//! In the handshake era (2025-06-18 and later) the same requests travel as `elicitation/create`
+//! on the call's SSE stream, and the client POSTs its response back.
+//!
+//! `requestState` is a random token naming state kept here, so a changed token matches nothing
+//! (tamper-evident) and a token works once (a replay is refused).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+use tokio::sync::oneshot;
+use uuid::Uuid;
+
+use super::engine::{Follow, ProgressSink};
+use super::jsonrpc::{INVALID_PARAMS, RpcError};
+use super::modern::{self, Envelope, MODERN_VERSION};
+use super::render::ToolOutput;
+use super::tasks::{question_schema, schema_problem};
+use super::thread::RequestKind;
+use super::tools::{self, CallContext};
+use super::transport::{self, Runner, Session};
+use crate::AppState;
+use crate::world::Account;
+
+/// Which elicitation modes a client declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Modes {
+    pub(crate) form: bool,
+    pub(crate) url: bool,
+}
+
+impl Modes {
+    /// The modes in a `ClientCapabilities` object (`elicitation: {}` means form only).
+    pub(crate) fn of(capabilities: &Value) -> Option<Self> {
+        let elicitation = capabilities.get("elicitation")?.as_object()?;
+        if elicitation.is_empty() {
+            return Some(Self {
+                form: true,
+                url: false,
+            });
+        }
+        Some(Self {
+            form: elicitation.contains_key("form"),
+            url: elicitation.contains_key("url"),
+        })
+    }
+}
+
+/// Pending MRTR rounds, by `requestState`.
+#[derive(Debug, Default)]
+pub(crate) struct Elicitations {
+    pending: Mutex<HashMap<String, Pending>>,
+    waiting: Waiting,
+}
+
+impl Elicitations {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
+        self.pending
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    account: String,
+    tool: String,
+    thread_id: String,
+    /// The event result the call would have returned, for declines.
+    event: Value,
+    key: String,
+    ask: Ask,
+    used: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Ask {
+    Questions {
+        request_id: String,
+        schema: Value,
+    },
+    Confirm {
+        request_id: String,
+    },
+    SignIn {
+        request_id: String,
+    },
+    /// A form only Perplexity can show, or the billing page.
+    Page,
+}
+
+impl AppState {
+    fn elicitations(&self) -> &Elicitations {
+        &self.inner.elicitations
+    }
+}
+
+fn invalid(id: &Value, message: String) -> Response {
+    (
+        StatusCode::OK,
+        axum::Json(RpcError::new(INVALID_PARAMS, message).response(Some(id))),
+    )
+        .into_response()
+}
+
+fn finished(output: &ToolOutput) -> Value {
+    let mut result = transport::call_result(output, MODERN_VERSION);
+    modern::finish_result(&mut result, "complete");
+    result
+}
+
+/// What to ask instead of returning `output`, if anything.
+fn ask_for(
+    app: &AppState,
+    account: &str,
+    modes: Modes,
+    output: &ToolOutput,
+) -> Option<(Ask, Value)> {
+    let body = &output.body;
+    let thread_id = body.get("thread_id").and_then(Value::as_str)?;
+    if body.get("pending_interactions").is_some() {
+        return None;
+    }
+    let event = body.get("event").and_then(Value::as_str)?;
+    // A Perplexity-only form or a top-up: a URL the user finishes on, then a message continues.
+    let page = match event {
+        "interaction_required" => body.pointer("/interactive/url"),
+        "insufficient_credits" => body.pointer("/interactive/billing_url"),
+        _ => None,
+    };
+    if let Some(url) = page.and_then(Value::as_str) {
+        if !modes.url {
+            return None;
+        }
+        let message = body.get("text").and_then(Value::as_str).unwrap_or_default();
+        return Some((
+            Ask::Page,
+            json!({"mode": "url", "message": message, "url": url}),
+        ));
+    }
+    if !matches!(
+        event,
+        "ask_user_question" | "confirm_action" | "auth_required"
+    ) {
+        return None;
+    }
+    app.engine()
+        .with_thread(account, thread_id, |thread, ctx| {
+            let entry = thread.latest()?;
+            let mut open = entry.open_requests();
+            let request = open.next()?;
+            if open.next().is_some() {
+                return None;
+            }
+            match &request.kind {
+                RequestKind::Question(questions) if modes.form => {
+                    if questions
+                        .iter()
+                        .any(|q| q.allow_multiple || q.allow_attachments)
+                    {
+                        return None;
+                    }
+                    let schema = question_schema(questions);
+                    let message = questions
+                        .iter()
+                        .map(|q| q.question.clone())
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    Some((
+                        Ask::Questions {
+                            request_id: request.id.clone(),
+                            schema: schema.clone(),
+                        },
+                        json!({"mode": "form", "message": message, "requestedSchema": schema}),
+                    ))
+                }
+                RequestKind::Confirm { action, .. } if modes.form => Some((
+                    Ask::Confirm {
+                        request_id: request.id.clone(),
+                    },
+                    json!({"mode": "form", "message": action,
+                           "requestedSchema": {"type": "object", "properties": {}}}),
+                )),
+                RequestKind::SignIn(spec) if modes.url => Some((
+                    Ask::SignIn {
+                        request_id: request.id.clone(),
+                    },
+                    json!({"mode": "url",
+                           "message": format!("Sign in to {} so Computer can continue.", spec.display_name),
+                           "url": ctx.auth_url(thread, request)}),
+                )),
+                _ => None,
+            }
+        })
+        .ok()
+        .flatten()
+}
+
+/// The call's answer: an `InputRequiredResult` when the output waits on something the client
+/// can elicit, else the tool result.
+fn intercept(
+    app: &AppState,
+    account: &str,
+    modes: Modes,
+    tool: &str,
+    output: &ToolOutput,
+) -> Value {
+    let Some((ask, params)) = ask_for(app, account, modes, output) else {
+        return finished(output);
+    };
+    let thread_id = output.body["thread_id"].as_str().unwrap_or("").to_owned();
+    let prefix = match ask {
+        Ask::Questions { .. } => "answer",
+        Ask::Confirm { .. } => "confirm",
+        Ask::SignIn { .. } => "sign-in",
+        Ask::Page => "page",
+    };
+    let key = format!("{prefix}:{}", Uuid::new_v4());
+    let state = Uuid::new_v4().simple().to_string();
+    app.elicitations().lock().insert(
+        state.clone(),
+        Pending {
+            account: account.to_owned(),
+            tool: tool.to_owned(),
+            thread_id,
+            event: finished(output),
+            key: key.clone(),
+            ask,
+            used: false,
+        },
+    );
+    let mut result = json!({
+        "resultType": "input_required",
+        "inputRequests": {key: {"method": "elicitation/create", "params": params}},
+        "requestState": state,
+    });
+    modern::finish_result(&mut result, "input_required");
+    result
+}
+
+/// `tools/call` from a 2026-07-28 client that declared elicitation (and is not starting a task).
+pub(crate) async fn call(
+    app: AppState,
+    account: Account,
+    envelope: &Envelope,
+    id: Value,
+    params: Value,
+) -> Response {
+    let Some(modes) = Modes::of(&envelope.capabilities) else {
+        return transport::call_tool(app, account, MODERN_VERSION, id, params).await;
+    };
+    let Some(tool) = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return transport::call_tool(app, account, MODERN_VERSION, id, params).await;
+    };
+    if !tools::is_tool(&tool) {
+        return transport::call_tool(app, account, MODERN_VERSION, id, params).await;
+    }
+    let token = transport::progress_token(&params);
+    let retry = params.get("requestState").or(params.get("inputResponses"));
+    if retry.is_none() {
+        let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+        let state = app.clone();
+        let account_id = account.id.clone();
+        let runner: Runner = Box::new(move |ctx, progress, _| {
+            Box::pin(async move {
+                let output = tools::call(&ctx, &tool, arguments, progress).await;
+                intercept(&state, &account_id, modes, &tool, &output)
+            })
+        });
+        return transport::run_call(app, account, id, token, false, runner).await;
+    }
+
+    // A retry: check everything before anything changes.
+    let state_token = params
+        .get("requestState")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let pending = app
+        .elicitations()
+        .lock()
+        .get(state_token)
+        .filter(|p| p.account == account.id && p.tool == tool)
+        .cloned();
+    let Some(pending) = pending else {
+        return invalid(
+            &id,
+            "Invalid params: requestState is unknown or was changed. Echo the requestState of \
+             the input_required result byte for byte."
+                .into(),
+        );
+    };
+    if pending.used {
+        return invalid(
+            &id,
+            "Invalid params: this requestState was already used. Each input_required result \
+             takes one retry; call the tool again to start over."
+                .into(),
+        );
+    }
+    let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
+        return invalid(
+            &id,
+            "Invalid params: a retry needs inputResponses keyed like the inputRequests".into(),
+        );
+    };
+    if let Some(unknown) = responses.keys().find(|k| **k != pending.key) {
+        return invalid(
+            &id,
+            format!(
+                "Invalid params: inputResponses has key `{unknown}`, which this requestState \
+                 never asked for (expected `{}`)",
+                pending.key
+            ),
+        );
+    }
+    let response = responses.get(&pending.key).cloned().unwrap_or(Value::Null);
+    let action = response
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    if !matches!(action.as_str(), "accept" | "decline" | "cancel") {
+        // Nothing usable came back: ask again (MRTR's SHOULD), with the same state.
+        let mut result = json!({
+            "resultType": "input_required",
+            "inputRequests": {},
+            "requestState": state_token,
+        });
+        if let Some(ask) = rebuild_request(&pending) {
+            result["inputRequests"] = json!({pending.key.clone(): ask});
+        }
+        modern::finish_result(&mut result, "input_required");
+        return axum::Json(super::jsonrpc::success(&id, result)).into_response();
+    }
+    if action == "accept"
+        && let Ask::Questions { schema, .. } = &pending.ask
+        && let Some(problem) = schema_problem(schema, response.get("content"))
+    {
+        return invalid(
+            &id,
+            format!(
+                "Invalid params: inputResponses[\"{}\"] does not match the requested schema: \
+                 {problem}. Nothing was changed.",
+                pending.key
+            ),
+        );
+    }
+    if let Some(stored) = app.elicitations().lock().get_mut(state_token) {
+        stored.used = true;
+    }
+    let content = response.get("content").cloned();
+    let state = app.clone();
+    let account_id = account.id.clone();
+    let runner: Runner = Box::new(move |ctx, progress, _| {
+        Box::pin(async move {
+            let next = answer(
+                &ctx,
+                &pending.thread_id,
+                &pending.ask,
+                &action,
+                content,
+                progress,
+            )
+            .await;
+            match next {
+                Some((tool, output)) => intercept(&state, &account_id, modes, &tool, &output),
+                // Declined or cancelled: the event, to answer later with the tools.
+                None => pending.event.clone(),
+            }
+        })
+    });
+    transport::run_call(app, account, id, token, false, runner).await
+}
+
+/// Acts on the user's answer to an elicited request, as the document maps it: the tool that
+/// ran and what it answered, or `None` when the event should be returned as it was.
+async fn answer(
+    ctx: &CallContext,
+    thread: &str,
+    ask: &Ask,
+    action: &str,
+    content: Option<Value>,
+    progress: Option<ProgressSink>,
+) -> Option<(String, ToolOutput)> {
+    let (tool, args) = match (ask, action) {
+        (Ask::Questions { request_id, .. }, "accept") => (
+            "answer_question",
+            json!({"thread_id": thread, "answers": content, "followup_uuid": request_id}),
+        ),
+        (Ask::Confirm { request_id }, "accept") => (
+            "confirm_action_approve",
+            json!({"thread_id": thread, "result": "Approved.", "followup_uuid": request_id}),
+        ),
+        (Ask::Confirm { request_id }, "decline") => (
+            "confirm_action_deny",
+            json!({"thread_id": thread, "result": "Declined.", "followup_uuid": request_id}),
+        ),
+        (Ask::SignIn { request_id }, "accept") if signed_in_on_page(ctx, thread, request_id) => {
+            let output = ctx
+                .engine
+                .wait(
+                    &ctx.account.id,
+                    thread,
+                    Follow::Latest {
+                        activity_from: usize::MAX,
+                    },
+                    progress,
+                )
+                .await;
+            return Some(("call_perplexity_computer".to_owned(), output));
+        }
+        // The user finished on the page: a message continues the thread (if the page was not
+        // finished, the same request comes back).
+        (Ask::Page, "accept") => (
+            "call_perplexity_computer",
+            json!({"thread_id": thread, "message": "Done, please continue."}),
+        ),
+        _ => return None,
+    };
+    let output = tools::call(ctx, tool, args, progress).await;
+    Some((tool.to_owned(), output))
+}
+
+/// Whether the user finished a sign-in on its page (the request is no longer open).
+fn signed_in_on_page(ctx: &CallContext, thread_id: &str, request_id: &str) -> bool {
+    ctx.engine
+        .with_thread(&ctx.account.id, thread_id, |thread, _| {
+            !thread
+                .latest()
+                .is_some_and(|e| e.open_requests().any(|r| r.id == request_id))
+        })
+        .unwrap_or(false)
+}
+
+fn rebuild_request(pending: &Pending) -> Option<Value> {
+    let mut params = Map::new();
+    match &pending.ask {
+        Ask::Questions { schema, .. } => {
+            params.insert("mode".into(), "form".into());
+            params.insert("message".into(), "Please answer the question.".into());
+            params.insert("requestedSchema".into(), schema.clone());
+        }
+        _ => return None,
+    }
+    Some(json!({"method": "elicitation/create", "params": params}))
+}
+
+/// Server requests awaiting the client's POSTed response, by session and request id.
+#[derive(Debug, Default)]
+pub(crate) struct Waiting {
+    waiting: Mutex<HashMap<(String, String), oneshot::Sender<Value>>>,
+}
+
+impl Waiting {
+    fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), oneshot::Sender<Value>>> {
+        self.waiting
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Hands a response the client POSTed to the call that sent the request (unknown ids are
+/// dropped: the call may have ended).
+pub(crate) fn deliver(app: &AppState, session_id: &str, message: &Value) {
+    let id = match message.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => return,
+    };
+    let sender = app
+        .elicitations()
+        .waiting
+        .lock()
+        .remove(&(session_id.to_owned(), id));
+    if let Some(sender) = sender {
+        let _ = sender.send(message.clone());
+    }
+}
+
+/// `tools/call` in a handshake session whose client declared elicitation: the answer is an SSE
+/// stream, and a question, approval or sign-in is sent on it as `elicitation/create`; the
+/// client's response (POSTed back) decides what happens, as in the modern era.
+pub(crate) async fn handshake_call(
+    app: AppState,
+    account: Account,
+    session: Session,
+    id: Value,
+    params: Value,
+) -> Response {
+    let version = session.protocol_version.clone();
+    let modes = Modes::of(&session.capabilities).map(|m| Modes {
+        // URL mode exists from 2025-11-25 on; elicitation itself from 2025-06-18.
+        url: m.url && version.as_str() >= "2025-11-25",
+        ..m
+    });
+    let tool = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let (Some(modes), Some(tool)) = (modes, tool) else {
+        return transport::call_tool(app, account, &version, id, params).await;
+    };
+    if !tools::is_tool(&tool) || version.as_str() < "2025-06-18" {
+        return transport::call_tool(app, account, &version, id, params).await;
+    }
+    let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+    let token = transport::progress_token(&params);
+    let state = app.clone();
+    let account_id = account.id.clone();
+    let session_id = session.id.clone();
+    let runner: Runner = Box::new(move |ctx, progress, server| {
+        Box::pin(async move {
+            let mut output = tools::call(&ctx, &tool, arguments, progress.clone()).await;
+            while let (Some((ask, mut params)), Some(server)) =
+                (ask_for(&state, &account_id, modes, &output), &server)
+            {
+                let request_id = format!("elicit-{}", Uuid::new_v4().simple());
+                if version.as_str() < "2025-11-25" {
+                    // 2025-06-18 has no `mode` field (form only).
+                    params.as_object_mut().map(|p| p.remove("mode"));
+                } else if params["mode"] == "url" {
+                    params["elicitationId"] = Uuid::new_v4().to_string().into();
+                }
+                let (sender, receiver) = oneshot::channel();
+                state
+                    .elicitations()
+                    .waiting
+                    .lock()
+                    .insert((session_id.clone(), request_id.clone()), sender);
+                let request = json!({"jsonrpc": "2.0", "id": request_id,
+                                     "method": "elicitation/create", "params": params});
+                if server.send(request).is_err() {
+                    break;
+                }
+                let Ok(response) = receiver.await else {
+                    break;
+                };
+                let result = response.get("result").cloned().unwrap_or(Value::Null);
+                let action = result
+                    .get("action")
+                    .and_then(Value::as_str)
+                    .unwrap_or("cancel")
+                    .to_owned();
+                let content = result.get("content").cloned();
+                // Content that does not fit the form answers nothing: the event comes back.
+                if let Ask::Questions { schema, .. } = &ask
+                    && action == "accept"
+                    && schema_problem(schema, content.as_ref()).is_some()
+                {
+                    break;
+                }
+                let thread = output.body["thread_id"].as_str().unwrap_or("").to_owned();
+                match answer(&ctx, &thread, &ask, &action, content, progress.clone()).await {
+                    Some((_, next)) => output = next,
+                    None => break,
+                }
+            }
+            transport::call_result(&output, &version)
+        })
+    });
+    transport::run_call(app, account, id, token, true, runner).await
+}
