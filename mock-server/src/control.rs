@@ -43,7 +43,8 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/uploads/{*key}", get(uploaded))
 }
 
-fn page(title: &str, body: &str) -> Html<String> {
+/// A human page in the mock's look.
+pub(crate) fn page(title: &str, body: &str) -> Html<String> {
     Html(format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>\
          <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;\
@@ -54,7 +55,8 @@ fn page(title: &str, body: &str) -> Html<String> {
     ))
 }
 
-fn escape(text: &str) -> String {
+/// Escapes text for HTML.
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
