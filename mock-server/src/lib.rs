@@ -68,6 +68,8 @@ pub struct Config {
     /// Virtual time at start; `None` is a fixed instant (2026-10-24T00:11:18Z), so tests and
     /// snapshots see the same timestamps on every run.
     pub epoch: Option<chrono::DateTime<chrono::Utc>>,
+    /// A world file replacing the built-in accounts, plans, models and Projects.
+    pub world: Option<PathBuf>,
     /// Account the OAuth consent page approves as at once, without showing itself (for tests).
     pub auto_consent: Option<String>,
 }
@@ -84,6 +86,7 @@ impl Default for Config {
             auth: AuthMode::Bearer,
             epoch: None,
             auto_consent: None,
+            world: None,
         }
     }
 }
@@ -111,7 +114,7 @@ impl AppState {
         let catalog = Arc::new(Catalog::load(&config.fixtures, config.scenario.as_deref())?);
         let epoch = config.epoch.unwrap_or_else(Clock::fixed_epoch);
         let clock = Clock::new(config.clock, epoch);
-        let world = Arc::new(World::builtin());
+        let world = Arc::new(World::load(config.world.as_deref())?);
         if let Some(account) = &config.auto_consent
             && world.account(account).is_none()
         {
@@ -239,6 +242,12 @@ impl MockServerBuilder {
     /// Sets the authentication mode.
     pub fn auth(mut self, auth: AuthMode) -> Self {
         self.config.auth = auth;
+        self
+    }
+
+    /// Replaces the built-in world (accounts, plans, models, Projects) with the file at `path`.
+    pub fn world(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config.world = Some(path.into());
         self
     }
 

@@ -36,6 +36,9 @@ struct Cli {
     /// `none` turns authentication off: every request acts as `alice`.
     #[arg(long, value_name = "MODE", value_parser = ["none", "bearer"])]
     auth: Option<String>,
+    /// World file (accounts, plans, models, Projects) replacing the built-in one.
+    #[arg(long, value_name = "PATH")]
+    world: Option<PathBuf>,
     /// Approve the OAuth consent page at once as this account (`alice` or `bob`), for tests.
     #[arg(long, value_name = "ACCOUNT")]
     auto_consent: Option<String>,
@@ -77,6 +80,7 @@ async fn main() -> ExitCode {
         // A developer's mock starts at today's date; only the library defaults to a fixed one.
         epoch: Some(chrono::Utc::now()),
         auto_consent: cli.auto_consent.clone(),
+        world: cli.world,
     };
     let server = match MockServer::builder().config(config).start().await {
         Ok(server) => server,

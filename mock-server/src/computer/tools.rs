@@ -16,7 +16,7 @@ use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
 use super::thread::{InputKind, Phase, RequestKind, RequestState, Role, Thread};
 use crate::scenario::{LoadedScenario, Refusal};
-use crate::world::{Account, CreditRefusal, Plan};
+use crate::world::{Account, AttachmentRefusal, CreditRefusal};
 
 /// Names of the tools, in `tools/list` order.
 pub const TOOL_NAMES: [&str; 12] = [
@@ -33,10 +33,6 @@ pub const TOOL_NAMES: [&str; 12] = [
     "projects_list",
     "create_attachment_upload",
 ];
-
-/// Largest attachment per plan, in bytes.
-const PAID_UPLOAD_LIMIT: u64 = 200 * 1024 * 1024;
-const FREE_UPLOAD_LIMIT: u64 = 25 * 1024 * 1024;
 
 fn attachment_urls() -> Value {
     json!({
@@ -528,6 +524,14 @@ fn before_send(
                 "Your Perplexity account doesn't have enough credits, so this message was not \
                  sent. Top up or raise your spending limit at {billing_url}, then send the \
                  message again."
+            ),
+            json!({"type": "insufficient_credits", "reason": "insufficient_credits", "billing_url": billing_url}),
+        ),
+        CreditRefusal::SpendingLimit { limit } => (
+            format!(
+                "Your Perplexity account reached its spending limit of {limit} credits, so this \
+                 message was not sent. Adjust your spending limit or top up at {billing_url}, \
+                 then send the message again."
             ),
             json!({"type": "insufficient_credits", "reason": "insufficient_credits", "billing_url": billing_url}),
         ),
@@ -1180,10 +1184,6 @@ fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
         .get("size_bytes")
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    let limit = match ctx.account.plan {
-        Plan::Paid => PAID_UPLOAD_LIMIT,
-        Plan::Free => FREE_UPLOAD_LIMIT,
-    };
     let size = match u64::try_from(size) {
         Ok(size) if size > 0 => size,
         _ => {
@@ -1193,20 +1193,42 @@ fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
             );
         }
     };
-    if size > limit {
-        return ToolOutput::server_error(
-            None,
-            format!(
-                "The file is {size} bytes, over your plan's limit of {} MB per attachment.",
-                limit / (1024 * 1024)
-            ),
-        );
-    }
     if filename.contains('/') || filename.trim().is_empty() {
         return ToolOutput::server_error(
             None,
             "Argument `filename` must be a file name without slashes, such as `report.pdf`.",
         );
+    }
+    // Checked last, so a malformed request does not use up one of the plan's uploads.
+    match ctx
+        .engine
+        .world
+        .take_attachment(&ctx.account, size, ctx.engine.clock.now())
+    {
+        Ok(()) => {}
+        Err(AttachmentRefusal::TooLarge { limit }) => {
+            return ToolOutput::server_error(
+                None,
+                format!(
+                    "The file is {size} bytes, over your plan's limit of {} MB per attachment.",
+                    limit / (1024 * 1024)
+                ),
+            );
+        }
+        Err(AttachmentRefusal::LimitReached {
+            window,
+            limit,
+            next_at,
+        }) => {
+            return ToolOutput::server_error(
+                None,
+                format!(
+                    "Your plan allows {limit} attachments per {window}, and that limit is \
+                     reached. You can attach another file after {}, or upgrade your plan.",
+                    crate::clock::iso(next_at)
+                ),
+            );
+        }
     }
     let base = &ctx.engine.base_url;
     let key = format!("uploads/{}/{}", uuid::Uuid::new_v4(), filename);
