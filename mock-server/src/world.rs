@@ -318,6 +318,17 @@ impl WorldFixture {
     }
 }
 
+/// The mode, model and effort a request runs with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskSettings {
+    /// The mode chosen (or the default mode), `None` when a model was picked directly.
+    pub mode: Option<String>,
+    /// The model that runs.
+    pub model: String,
+    /// Its effort.
+    pub effort: String,
+}
+
 /// An upload envelope handed out by `create_attachment_upload`.
 #[derive(Debug, Clone)]
 struct IssuedUpload {
@@ -672,6 +683,60 @@ impl World {
             .uploads
             .get(key)
             .is_some_and(|u| u.account == account && u.bytes.is_some())
+    }
+
+    /// The settings a request runs with: the `mode`, or the `model` with `effort` (else the
+    /// model's `default_effort`), or the account's defaults when neither is given. `None` if a
+    /// value is not offered to the account's plan.
+    pub fn task_settings(
+        &self,
+        account: &Account,
+        mode: Option<&str>,
+        model: Option<&str>,
+        effort: Option<&str>,
+    ) -> Option<TaskSettings> {
+        let plan = account.plan;
+        let from_mode = |name: &str| {
+            self.fixture
+                .modes
+                .iter()
+                .find(|m| m.mode == name && m.plans.contains(&plan))
+                .map(|m| TaskSettings {
+                    mode: Some(m.mode.clone()),
+                    model: m.model.clone(),
+                    effort: m.effort.clone(),
+                })
+        };
+        let from_model = |id: &str, effort: Option<&str>| {
+            let spec = self
+                .fixture
+                .models
+                .iter()
+                .find(|m| m.id == id && m.plans.contains(&plan))?;
+            let effort = effort.unwrap_or(&spec.default_effort);
+            spec.efforts
+                .iter()
+                .any(|e| e == effort)
+                .then(|| TaskSettings {
+                    mode: None,
+                    model: spec.id.clone(),
+                    effort: effort.to_owned(),
+                })
+        };
+        match (mode, model) {
+            (Some(mode), None) => from_mode(mode),
+            (None, Some(model)) => from_model(model, effort),
+            (Some(_), Some(_)) => None,
+            (None, None) => self
+                .fixture
+                .default_mode
+                .as_deref()
+                .and_then(from_mode)
+                .or_else(|| {
+                    let model = self.fixture.default_model.get(&plan)?;
+                    from_model(model, None)
+                }),
+        }
     }
 
     /// The `models_list` result for an account.

@@ -16,6 +16,7 @@ use crate::scenario::{
     FileSpec, InteractionSpec, LoadedScenario, Outcome, QuestionSpec, Segment, SignInSpec,
     SourceSpec, StepEnd,
 };
+use crate::world::TaskSettings;
 
 /// Most sources a result carries.
 pub(crate) const MAX_SOURCES: usize = 50;
@@ -166,6 +167,8 @@ pub(crate) struct Entry {
     step_open: bool,
     /// Bumped on every change a waiting call could report.
     pub(crate) checkpoint: u64,
+    /// The mode, model and effort the request ran with (`None` for scripted history).
+    pub(crate) settings: Option<TaskSettings>,
 }
 
 impl Entry {
@@ -235,6 +238,9 @@ pub(crate) struct Thread {
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
+    /// Mode, model and effort for the next request; a follow-up that names a mode or a model
+    /// switches them, one that names neither keeps them.
+    pub(crate) settings: Option<TaskSettings>,
     /// Set when the script ran the account out of credits; the engine empties the balance.
     ran_out_of_credits: bool,
     step_counter: u64,
@@ -263,6 +269,7 @@ impl Thread {
             assets: Vec::new(),
             activity: Vec::new(),
             web_state_failures: 0,
+            settings: None,
             ran_out_of_credits: false,
             step_counter: 0,
         };
@@ -382,6 +389,7 @@ impl Thread {
             None => unscripted_reply(text),
         };
         let mut entry = Entry::blank(message_id, now);
+        entry.settings = self.settings.clone();
         entry.transcript.push((Role::User, user_text));
         entry.phase = Phase::Running {
             segment,
@@ -837,6 +845,7 @@ impl Entry {
             past_requests: Vec::new(),
             step_open: false,
             checkpoint: 0,
+            settings: None,
         }
     }
 }

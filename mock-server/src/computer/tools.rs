@@ -16,7 +16,7 @@ use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
 use super::thread::{InputKind, Phase, RequestKind, RequestState, Role, Thread};
 use crate::scenario::{LoadedScenario, Refusal};
-use crate::world::{Account, AttachmentRefusal, CreditRefusal};
+use crate::world::{Account, AttachmentRefusal, CreditRefusal, TaskSettings};
 
 /// Names of the tools, in `tools/list` order.
 pub const TOOL_NAMES: [&str; 12] = [
@@ -438,7 +438,13 @@ async fn call_perplexity_computer(
         if let Some(refused) = before_send(ctx, &scenario, Some(0), key, None) {
             return refused;
         }
-        let thread = Thread::new(&ctx.account.id, scenario, engine.clock.now());
+        let mut thread = Thread::new(&ctx.account.id, scenario, engine.clock.now());
+        thread.settings = engine.world.task_settings(
+            &ctx.account,
+            args.str("mode"),
+            args.str("model"),
+            args.str("effort"),
+        );
         let thread_id = engine.insert(thread);
         engine.world.spend(&ctx.account.id, 1);
         return engine
@@ -446,7 +452,18 @@ async fn call_perplexity_computer(
             .await;
     };
     let message = message.unwrap_or("Continue.");
-    send_follow_up(ctx, thread_id, message, &attachments, progress).await
+    // Naming a mode or a model switches the thread; naming neither keeps its settings.
+    let switch = (args.str("mode").is_some() || args.str("model").is_some())
+        .then(|| {
+            engine.world.task_settings(
+                &ctx.account,
+                args.str("mode"),
+                args.str("model"),
+                args.str("effort"),
+            )
+        })
+        .flatten();
+    send_follow_up(ctx, thread_id, message, &attachments, switch, progress).await
 }
 
 /// The credit check and send of a message on an existing thread.
@@ -455,6 +472,7 @@ async fn send_follow_up(
     thread_id: &str,
     message: &str,
     attachments: &[String],
+    switch: Option<TaskSettings>,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
     let engine = &ctx.engine;
@@ -473,6 +491,12 @@ async fn send_follow_up(
     let key = format!("{thread_id}:{}", turn.unwrap_or(usize::MAX));
     if let Some(refused) = before_send(ctx, &scenario, turn, key, Some(thread_id)) {
         return refused;
+    }
+    if let Some(settings) = switch {
+        // The thread was found a moment ago; if it vanished since, send_and_wait says so.
+        let _ = engine.with_thread(&ctx.account.id, thread_id, |thread, _| {
+            thread.settings = Some(settings);
+        });
     }
     engine.world.spend(&ctx.account.id, 1);
     engine
@@ -557,6 +581,7 @@ fn before_send(
         structured: false,
         is_error: false,
         links: Vec::new(),
+        meta: None,
     })
 }
 
@@ -975,7 +1000,7 @@ async fn notify_connected(
     };
     match decision {
         SignInDecision::SendMessage => {
-            send_follow_up(ctx, thread_id, message, &attachments, progress).await
+            send_follow_up(ctx, thread_id, message, &attachments, None, progress).await
         }
         SignInDecision::Refuse(problem) => ToolOutput::server_error(Some(thread_id), problem),
         SignInDecision::Answered | SignInDecision::AlreadyAnswered => {
@@ -1011,6 +1036,7 @@ async fn notify_connected(
                     structured: true,
                     is_error: false,
                     links: Vec::new(),
+                    meta: None,
                 },
                 Err(e) => e.into_output(),
             }
