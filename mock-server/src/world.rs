@@ -366,6 +366,26 @@ struct Balances {
     spent: HashMap<String, i64>,
     /// When each upload envelope was handed out, per account, for the daily and weekly limits.
     envelopes: HashMap<String, Vec<DateTime<Utc>>>,
+    /// Paging cursors handed out: opaque random strings, so a forged one is simply unknown.
+    cursors: HashMap<String, IssuedCursor>,
+}
+
+/// What a paging cursor stands for.
+#[derive(Debug, Clone)]
+struct IssuedCursor {
+    account: String,
+    /// The listing and its arguments (`projects:<search_term>`, `assets:<thread>:<entry>`).
+    scope: String,
+    offset: usize,
+}
+
+/// Why a `cursor` argument was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorError {
+    /// Never handed out (forged or mistyped), or handed to another account.
+    Unknown,
+    /// Handed out for another listing or other arguments.
+    OtherQuery,
 }
 
 /// Accounts and their runtime state.
@@ -510,6 +530,39 @@ impl World {
             .iter()
             .flat_map(|a| a.projects.iter())
             .find(|p| p.project_uuid == uuid)
+    }
+
+    /// A cursor for the page of `scope` that starts at `offset`, usable by `account` only.
+    pub fn issue_cursor(&self, account: &str, scope: &str, offset: usize) -> String {
+        let cursor = uuid::Uuid::new_v4().simple().to_string();
+        self.balances().cursors.insert(
+            cursor.clone(),
+            IssuedCursor {
+                account: account.to_owned(),
+                scope: scope.to_owned(),
+                offset,
+            },
+        );
+        cursor
+    }
+
+    /// The offset a cursor stands for, if `account` was handed it for this `scope`.
+    pub fn resolve_cursor(
+        &self,
+        account: &str,
+        scope: &str,
+        cursor: &str,
+    ) -> Result<usize, CursorError> {
+        let balances = self.balances();
+        let issued = balances
+            .cursors
+            .get(cursor)
+            .filter(|c| c.account == account)
+            .ok_or(CursorError::Unknown)?;
+        if issued.scope != scope {
+            return Err(CursorError::OtherQuery);
+        }
+        Ok(issued.offset)
     }
 
     /// Records a new upload envelope for `account`, unless its plan's limits refuse it.

@@ -16,7 +16,7 @@ use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
 use super::thread::{InputKind, Phase, RequestKind, RequestState, Role, Thread};
 use crate::scenario::{LoadedScenario, Refusal};
-use crate::world::{Account, AttachmentRefusal, CreditRefusal, TaskSettings};
+use crate::world::{Account, AttachmentRefusal, CreditRefusal, CursorError, TaskSettings};
 
 /// Names of the tools, in `tools/list` order.
 pub const TOOL_NAMES: [&str; 12] = [
@@ -1123,11 +1123,26 @@ fn read_thread(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
 
 fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     let entry_filter = args.str("entry_id");
+    let scope = format!(
+        "assets:{}:{}",
+        args.thread_id(),
+        entry_filter.unwrap_or_default()
+    );
+    let start = match page_start(ctx, args, &scope) {
+        Ok(start) => start,
+        Err(refused) => return refused,
+    };
     let result = ctx
         .engine
         .with_thread(&ctx.account.id, args.thread_id(), |thread, _| {
+            // Pages are cut from all of the thread's assets and then filtered, as the service
+            // does: a filtered page can be empty while next_cursor is not null.
+            let total = thread.assets.len();
+            let end = (start + ASSETS_PAGE).min(total);
             let assets: Vec<Value> = thread
                 .assets
+                .get(start.min(end)..end)
+                .unwrap_or_default()
                 .iter()
                 .filter(|a| entry_filter.is_none_or(|e| a.entry_id == e))
                 .map(|asset| {
@@ -1152,9 +1167,15 @@ fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
                     })
                 })
                 .collect();
-            ToolOutput::ok(json!({"assets": assets, "next_cursor": null}))
+            (assets, end, total)
         });
-    result.unwrap_or_else(|e| e.into_output())
+    match result {
+        Ok((assets, end, total)) => {
+            let next = next_cursor(ctx, &scope, end, total);
+            ToolOutput::ok(json!({"assets": assets, "next_cursor": next}))
+        }
+        Err(e) => e.into_output(),
+    }
 }
 
 fn create_asset_download(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
@@ -1178,10 +1199,55 @@ fn create_asset_download(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     }
 }
 
+/// Projects per `projects_list` page, as documented.
+const PROJECTS_PAGE: usize = 50;
+/// Assets per `list_thread_assets` page (undocumented; the filter applies within a page).
+const ASSETS_PAGE: usize = 20;
+
+/// The offset a `cursor` argument stands for (0 without one), or the error to answer.
+fn page_start(ctx: &CallContext, args: Args<'_>, scope: &str) -> Result<usize, ToolOutput> {
+    let Some(cursor) = args.str("cursor") else {
+        return Ok(0);
+    };
+    ctx.engine
+        .world
+        .resolve_cursor(&ctx.account.id, scope, cursor)
+        .map_err(|e| {
+            let why = match e {
+                CursorError::Unknown => "was not handed out by this server to this account",
+                CursorError::OtherQuery => "belongs to a listing with other arguments",
+            };
+            ToolOutput::server_error(
+                args.str("thread_id"),
+                format!(
+                    "Argument `cursor`: `{cursor}` {why}. Pass the next_cursor of the previous \
+                     page with the same arguments, or omit cursor to start from the first page."
+                ),
+            )
+        })
+}
+
+/// The `next_cursor` after a page that ended at `end` of `total`.
+fn next_cursor(ctx: &CallContext, scope: &str, end: usize, total: usize) -> Value {
+    if end < total {
+        ctx.engine
+            .world
+            .issue_cursor(&ctx.account.id, scope, end)
+            .into()
+    } else {
+        Value::Null
+    }
+}
+
 fn projects_list(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     let term = args.str("search_term").map(str::to_lowercase);
+    let scope = format!("projects:{}", term.as_deref().unwrap_or_default());
+    let start = match page_start(ctx, args, &scope) {
+        Ok(start) => start,
+        Err(refused) => return refused,
+    };
     let base = &ctx.engine.base_url;
-    let projects: Vec<Value> = ctx
+    let matching: Vec<&crate::world::Project> = ctx
         .account
         .projects
         .iter()
@@ -1193,13 +1259,20 @@ fn projects_list(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
                 })
             })
         })
+        .collect();
+    let end = (start + PROJECTS_PAGE).min(matching.len());
+    let projects: Vec<Value> = matching
+        .get(start..end)
+        .unwrap_or_default()
+        .iter()
         .map(|p| {
             let mut item = serde_json::to_value(p).unwrap_or_default();
             item["project_url"] = format!("{base}/_mock/projects/{}", p.project_uuid).into();
             item
         })
         .collect();
-    ToolOutput::ok(json!({"projects": projects, "next_cursor": null}))
+    let next = next_cursor(ctx, &scope, end, matching.len());
+    ToolOutput::ok(json!({"projects": projects, "next_cursor": next}))
 }
 
 fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
