@@ -456,6 +456,20 @@ fn transcript(thread: &Thread) -> (String, bool) {
         used += block.len();
         blocks.push(block);
     }
+    if let Some(project) = &thread.project
+        && !truncated
+    {
+        // The conversation began inside the Project, so its instructions come first.
+        let instructions = project
+            .instructions
+            .as_deref()
+            .map(|i| format!("\n\n**Project instructions:** {i}"))
+            .unwrap_or_default();
+        blocks.push(format!(
+            "**Project:** {} ({} session){instructions}",
+            project.name, project.visibility
+        ));
+    }
     blocks.reverse();
     (blocks.join("\n\n---\n\n"), truncated)
 }

@@ -241,9 +241,23 @@ pub(crate) struct Thread {
     /// Mode, model and effort for the next request; a follow-up that names a mode or a model
     /// switches them, one that names neither keeps them.
     pub(crate) settings: Option<TaskSettings>,
+    /// The Project the conversation started in: its name and instructions head the transcript.
+    pub(crate) project: Option<ProjectContext>,
+    /// Other accounts that may view the thread (Project members, with `project_visibility:
+    /// project`); only the owner writes.
+    pub(crate) viewers: Vec<String>,
     /// Set when the script ran the account out of credits; the engine empties the balance.
     ran_out_of_credits: bool,
     step_counter: u64,
+}
+
+/// The Project a conversation started inside.
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectContext {
+    pub(crate) name: String,
+    pub(crate) instructions: Option<String>,
+    /// `private` or `project`.
+    pub(crate) visibility: String,
 }
 
 /// What became of a message handed to [`Thread::deliver`].
@@ -270,6 +284,8 @@ impl Thread {
             activity: Vec::new(),
             web_state_failures: 0,
             settings: None,
+            project: None,
+            viewers: Vec::new(),
             ran_out_of_credits: false,
             step_counter: 0,
         };

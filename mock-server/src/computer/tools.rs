@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
-use super::thread::{InputKind, Phase, RequestKind, RequestState, Role, Thread};
+use super::thread::{InputKind, Phase, ProjectContext, RequestKind, RequestState, Role, Thread};
 use crate::scenario::{LoadedScenario, Refusal};
 use crate::world::{Account, AttachmentRefusal, CreditRefusal, CursorError, TaskSettings};
 
@@ -445,6 +445,25 @@ async fn call_perplexity_computer(
             args.str("model"),
             args.str("effort"),
         );
+        if let Some(project) = args
+            .str("project_uuid")
+            .and_then(|uuid| ctx.account.projects.iter().find(|p| p.project_uuid == uuid))
+        {
+            let visibility = args.str("project_visibility").unwrap_or("private");
+            if visibility == "project" {
+                thread.viewers = project
+                    .members
+                    .iter()
+                    .filter(|m| **m != ctx.account.id)
+                    .cloned()
+                    .collect();
+            }
+            thread.project = Some(ProjectContext {
+                name: project.name.clone(),
+                instructions: project.instructions.clone(),
+                visibility: visibility.to_owned(),
+            });
+        }
         let thread_id = engine.insert(thread);
         engine.world.spend(&ctx.account.id, 1);
         return engine
@@ -1109,7 +1128,7 @@ fn cancel_task(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
 fn read_thread(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     let result = ctx
         .engine
-        .with_thread(&ctx.account.id, args.thread_id(), |thread, rctx| {
+        .view_thread(&ctx.account.id, args.thread_id(), |thread, rctx| {
             // The scenario's `web_state_error` makes the first read fail, as a flaky load does.
             let fail =
                 thread.scenario.scenario.settings.web_state_error && thread.web_state_failures == 0;
