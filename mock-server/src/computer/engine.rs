@@ -183,6 +183,11 @@ impl Engine {
             .filter(|t| t.owner == account || (view && t.viewers.iter().any(|v| v == account)))
             .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
         thread.advance(now);
+        // Steps cost what the scenario says, billed as virtual time passes them.
+        let spent = thread.take_credits_spent();
+        if spent > 0 {
+            self.world.spend(&thread.owner, spent);
+        }
         // Credits running out mid-task empties the account, so the next message is refused
         // before it is sent until the user tops up, as the document describes.
         if thread.take_credit_exhaustion() {

@@ -248,6 +248,8 @@ pub(crate) struct Thread {
     pub(crate) viewers: Vec<String>,
     /// Set when the script ran the account out of credits; the engine empties the balance.
     ran_out_of_credits: bool,
+    /// Credits the steps that ended cost since the engine last billed them.
+    credits_spent: i64,
     step_counter: u64,
 }
 
@@ -287,6 +289,7 @@ impl Thread {
             project: None,
             viewers: Vec::new(),
             ran_out_of_credits: false,
+            credits_spent: 0,
             step_counter: 0,
         };
         let history = thread.scenario.scenario.history.clone();
@@ -305,6 +308,11 @@ impl Thread {
             thread.entries.push(entry);
         }
         thread
+    }
+
+    /// Credits spent by steps since the last call; clears the count.
+    pub(crate) fn take_credits_spent(&mut self) -> i64 {
+        std::mem::take(&mut self.credits_spent)
     }
 
     /// Whether the script ran the account out of credits since the last call; clears the flag.
@@ -471,6 +479,7 @@ impl Thread {
                             return;
                         }
                         self.close_step(index, step.status, &step.sources, end);
+                        self.credits_spent += step.credits;
                         self.entries[index].phase = Phase::Running {
                             segment,
                             index: step_index + 1,
@@ -910,6 +919,7 @@ fn unscripted_reply(message: &str) -> Segment {
             duration: std::time::Duration::from_secs(5),
             sources: Vec::new(),
             status: StepEnd::Completed,
+            credits: 0,
         }],
         outcome: Outcome::Complete {
             text: format!(
