@@ -85,6 +85,17 @@ struct AccountSpec {
     quota_reset_date: Option<DateTime<Utc>>,
     #[serde(default)]
     connectors: Vec<Connector>,
+    #[serde(default)]
+    organization_policy: Option<OrganizationPolicy>,
+}
+
+/// What an account's organization forbids, on top of its plan.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrganizationPolicy {
+    /// Model ids the organization does not allow (modes running them go too).
+    #[serde(default)]
+    pub blocked_models: Vec<String>,
 }
 
 /// One account, with the Projects it is a member of.
@@ -110,6 +121,8 @@ pub struct Account {
     pub quota_reset_date: Option<DateTime<Utc>>,
     /// Connectors and their sign-in state.
     pub connectors: Vec<Connector>,
+    /// What the account's organization forbids.
+    pub organization_policy: OrganizationPolicy,
     /// Projects the account can access, as `projects_list` shows them to it.
     pub projects: Vec<Project>,
 }
@@ -296,6 +309,7 @@ impl WorldFixture {
                 spending_limit: spec.spending_limit,
                 quota_reset_date: spec.quota_reset_date,
                 connectors: spec.connectors.clone(),
+                organization_policy: spec.organization_policy.clone().unwrap_or_default(),
                 projects: self
                     .projects
                     .iter()
@@ -738,6 +752,24 @@ impl World {
             .is_some_and(|u| u.account == account && u.bytes.is_some())
     }
 
+    /// A model the account may use: its plan offers it and its organization allows it.
+    fn model_offered(&self, account: &Account, id: &str) -> Option<&ModelSpec> {
+        let blocked = &account.organization_policy.blocked_models;
+        self.fixture
+            .models
+            .iter()
+            .find(|m| m.id == id && m.plans.contains(&account.plan) && !blocked.contains(&m.id))
+    }
+
+    /// A mode the account may use: its plan offers it and its model is allowed.
+    fn mode_offered(&self, account: &Account, name: &str) -> Option<&ModeSpec> {
+        self.fixture.modes.iter().find(|m| {
+            m.mode == name
+                && m.plans.contains(&account.plan)
+                && self.model_offered(account, &m.model).is_some()
+        })
+    }
+
     /// The settings a request runs with: the `mode`, or the `model` with `effort` (else the
     /// model's `default_effort`), or the account's defaults when neither is given. `None` if a
     /// value is not offered to the account's plan.
@@ -750,22 +782,14 @@ impl World {
     ) -> Option<TaskSettings> {
         let plan = account.plan;
         let from_mode = |name: &str| {
-            self.fixture
-                .modes
-                .iter()
-                .find(|m| m.mode == name && m.plans.contains(&plan))
-                .map(|m| TaskSettings {
-                    mode: Some(m.mode.clone()),
-                    model: m.model.clone(),
-                    effort: m.effort.clone(),
-                })
+            self.mode_offered(account, name).map(|m| TaskSettings {
+                mode: Some(m.mode.clone()),
+                model: m.model.clone(),
+                effort: m.effort.clone(),
+            })
         };
         let from_model = |id: &str, effort: Option<&str>| {
-            let spec = self
-                .fixture
-                .models
-                .iter()
-                .find(|m| m.id == id && m.plans.contains(&plan))?;
+            let spec = self.model_offered(account, id)?;
             let effort = effort.unwrap_or(&spec.default_effort);
             spec.efforts
                 .iter()
@@ -794,19 +818,18 @@ impl World {
 
     /// The `models_list` result for an account.
     pub fn models_list(&self, account: &Account) -> Value {
-        let plan = account.plan;
         let modes: Vec<Value> = self
             .fixture
             .modes
             .iter()
-            .filter(|m| m.plans.contains(&plan))
+            .filter(|m| self.mode_offered(account, &m.mode).is_some())
             .map(|m| json!({"mode": m.mode, "model": m.model, "effort": m.effort}))
             .collect();
         let models: Vec<Value> = self
             .fixture
             .models
             .iter()
-            .filter(|m| m.plans.contains(&plan))
+            .filter(|m| self.model_offered(account, &m.id).is_some())
             .map(|m| {
                 json!({
                     "id": m.id, "label": m.label, "description": m.description, "fast": m.fast,
@@ -814,11 +837,22 @@ impl World {
                 })
             })
             .collect();
+        // A default the account may not use is no default for it (the document allows null).
+        let default_mode = self
+            .fixture
+            .default_mode
+            .as_deref()
+            .filter(|mode| self.mode_offered(account, mode).is_some());
+        let default_model = self
+            .fixture
+            .default_model
+            .get(&account.plan)
+            .filter(|model| self.model_offered(account, model).is_some());
         json!({
-            "default_mode": self.fixture.default_mode,
+            "default_mode": default_mode,
             "modes": modes,
             "models": models,
-            "default_model": self.fixture.default_model.get(&plan),
+            "default_model": default_model,
         })
     }
 }

@@ -234,3 +234,40 @@ async fn a_quota_reset_date_in_the_world_holds_messages_until_then() {
     let after = bob.start("#complete Hello").await;
     assert_eq!(after["event"], "complete", "{after}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_organization_policy_removes_models_and_their_modes_and_refuses_them() {
+    let path = world_file("policy", |w| {
+        w["accounts"][0]["organization_policy"] = json!({"blocked_models": ["claude-opus-4-5"]});
+    });
+    let mock = Mock::with(MockServer::builder().world(path));
+    let mut alice = mock.session("alice-dev-token").await;
+    let list = alice.call_json("models_list", json!({})).await;
+    let modes: Vec<&str> = list["modes"]
+        .as_array()
+        .expect("modes")
+        .iter()
+        .filter_map(|m| m["mode"].as_str())
+        .collect();
+    assert_eq!(
+        modes,
+        ["light", "standard", "high"],
+        "ultra runs the blocked model"
+    );
+    assert!(!list.to_string().contains("claude-opus-4-5"), "{list}");
+    assert_eq!(
+        list["default_model"],
+        Value::Null,
+        "the paid default is blocked"
+    );
+    assert_eq!(list["default_mode"], "standard");
+
+    for args in [
+        json!({"message": "Go", "model": "claude-opus-4-5"}),
+        json!({"message": "Go", "mode": "ultra"}),
+    ] {
+        let refused = alice.call("call_perplexity_computer", args).await;
+        assert_eq!(refused["isError"], true, "{refused}");
+        assert!(text(&text_json(&refused)).contains("isn't available to this account"));
+    }
+}
