@@ -28,6 +28,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/clock/advance", post(advance))
         .route("/_mock/reset", post(reset))
         .route("/_mock/scenarios", get(scenarios))
+        .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
         .route(
             "/_mock/connect/{thread}/{request}",
@@ -150,6 +151,36 @@ async fn scenarios(State(app): State<AppState>) -> axum::Json<Value> {
         })
         .collect();
     axum::Json(json!({"fallback": catalog.fallback(), "scenarios": list}))
+}
+
+/// The world as it stands: each account's plan, balance, limits and connectors.
+async fn accounts(State(app): State<AppState>) -> axum::Json<Value> {
+    let world = app.world();
+    let list: Vec<Value> = world
+        .accounts()
+        .iter()
+        .map(|a| {
+            let limits = world.plan(a.plan);
+            json!({
+                "id": a.id,
+                "name": a.name,
+                "email": a.email,
+                "plan": a.plan,
+                "plan_label": limits.label,
+                "credits": world.credits(&a.id),
+                "spending_limit": a.spending_limit,
+                "attachment_max_bytes": limits.attachment_max_bytes,
+                "attachments_per_day": limits.attachments_per_day,
+                "attachments_per_week": limits.attachments_per_week,
+                "blocked_models": a.organization_policy.blocked_models,
+                "connectors": a.connectors,
+                "projects": a.projects.iter().map(|p| json!({
+                    "project_uuid": p.project_uuid, "name": p.name, "role": p.role,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    axum::Json(json!({ "accounts": list }))
 }
 
 async fn top_up_api(State(app): State<AppState>, Path(account): Path<String>) -> Response {

@@ -271,3 +271,20 @@ async fn an_organization_policy_removes_models_and_their_modes_and_refuses_them(
         assert!(text(&text_json(&refused)).contains("isn't available to this account"));
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_control_api_shows_each_accounts_plan_balance_and_connectors() {
+    let mock = Mock::new();
+    let reply = mock.get("/_mock/accounts").await;
+    assert_eq!(reply.status, http::StatusCode::OK);
+    let bob = &reply.body["accounts"][1];
+    assert_eq!(bob["id"], "bob");
+    assert_eq!(bob["plan"], "free");
+    assert_eq!(bob["credits"], 25);
+    assert_eq!(bob["attachments_per_day"], 5);
+    assert_eq!(
+        bob["connectors"][0],
+        json!({"connector": "gmail", "display_name": "Gmail", "signed_in": false})
+    );
+    assert_eq!(bob["projects"].as_array().map(Vec::len), Some(2));
+}
