@@ -148,6 +148,9 @@ pub struct Project {
     /// Ids of every member account.
     #[serde(skip)]
     pub members: Vec<String>,
+    /// Ids of the members whose role lets them write (`owner`, `editor`).
+    #[serde(skip)]
+    pub writers: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -324,6 +327,12 @@ impl WorldFixture {
                             knowledge_enabled: p.knowledge_enabled,
                             instructions: p.instructions.clone(),
                             members: p.members.iter().map(|m| m.account.clone()).collect(),
+                            writers: p
+                                .members
+                                .iter()
+                                .filter(|m| m.role != "viewer")
+                                .map(|m| m.account.clone())
+                                .collect(),
                         })
                     })
                     .collect(),

@@ -97,3 +97,44 @@ async fn a_project_uuid_the_caller_cannot_access_is_refused() {
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(text(&common::text_json(&refused)).contains("projects_list"));
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_editor_of_the_project_can_write_to_a_project_session_and_pays_for_it() {
+    let mut world: serde_json::Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).expect("world");
+    world["projects"][1]["members"][1]["role"] = json!("editor");
+    let dir = std::env::temp_dir().join(format!(
+        "mock-server-projects-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("world.json");
+    std::fs::write(&path, world.to_string()).expect("written");
+    let mock = Mock::with(mock_server::MockServer::builder().world(path));
+    let mut alice = mock.session("alice-dev-token").await;
+    let mut bob = mock.session("bob-dev-token").await;
+    let thread = start_in(&mut alice, RESEARCH, Some("project")).await;
+
+    let bob_before = mock.handle.world().credits("bob");
+    let follow_up = bob
+        .call_json(
+            "call_perplexity_computer",
+            json!({"message": "Add the pricing table", "thread_id": thread}),
+        )
+        .await;
+    assert_eq!(follow_up["thread_id"], thread.as_str(), "{follow_up}");
+    assert!(
+        mock.handle.world().credits("bob") < bob_before,
+        "the caller pays"
+    );
+    assert!(text(&alice.read(&thread).await).contains("Add the pricing table"));
+
+    let assets = bob
+        .call_json("list_thread_assets", json!({"thread_id": thread}))
+        .await;
+    assert!(assets["assets"].is_array(), "{assets}");
+}

@@ -180,7 +180,11 @@ impl Engine {
         let mut threads = self.threads();
         let thread = threads
             .get_mut(thread_id)
-            .filter(|t| t.owner == account || (view && t.viewers.iter().any(|v| v == account)))
+            .filter(|t| {
+                t.owner == account
+                    || t.writers.iter().any(|w| w == account)
+                    || (view && t.viewers.iter().any(|v| v == account))
+            })
             .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
         thread.advance(now);
         // Steps cost what the scenario says, billed as virtual time passes them.

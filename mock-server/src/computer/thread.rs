@@ -244,8 +244,11 @@ pub(crate) struct Thread {
     /// The Project the conversation started in: its name and instructions head the transcript.
     pub(crate) project: Option<ProjectContext>,
     /// Other accounts that may view the thread (Project members, with `project_visibility:
-    /// project`); only the owner writes.
+    /// project`).
     pub(crate) viewers: Vec<String>,
+    /// Other accounts that may also write to it: the members among `viewers` whose Project role
+    /// is `owner` or `editor`.
+    pub(crate) writers: Vec<String>,
     /// Set when the script ran the account out of credits; the engine empties the balance.
     ran_out_of_credits: bool,
     /// Credits the steps that ended cost since the engine last billed them.
@@ -288,6 +291,7 @@ impl Thread {
             settings: None,
             project: None,
             viewers: Vec::new(),
+            writers: Vec::new(),
             ran_out_of_credits: false,
             credits_spent: 0,
             step_counter: 0,

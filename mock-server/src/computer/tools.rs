@@ -451,12 +451,15 @@ async fn call_perplexity_computer(
         {
             let visibility = args.str("project_visibility").unwrap_or("private");
             if visibility == "project" {
-                thread.viewers = project
-                    .members
-                    .iter()
-                    .filter(|m| **m != ctx.account.id)
-                    .cloned()
-                    .collect();
+                let others = |ids: &[String]| -> Vec<String> {
+                    ids.iter()
+                        .filter(|m| **m != ctx.account.id)
+                        .cloned()
+                        .collect()
+                };
+                thread.viewers = others(&project.members);
+                // Writes follow each member's role in the Project.
+                thread.writers = others(&project.writers);
             }
             thread.project = Some(ProjectContext {
                 name: project.name.clone(),
@@ -1153,7 +1156,7 @@ fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     };
     let result = ctx
         .engine
-        .with_thread(&ctx.account.id, args.thread_id(), |thread, _| {
+        .view_thread(&ctx.account.id, args.thread_id(), |thread, _| {
             // Pages are cut from all of the thread's assets and then filtered, as the service
             // does: a filtered page can be empty while next_cursor is not null.
             let total = thread.assets.len();
