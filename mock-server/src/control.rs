@@ -40,7 +40,12 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/stop/{thread}", get(stop_page).post(stop_submit))
         .route("/_mock/files/{token}/{name}", get(download))
         .route("/_mock/projects/{uuid}", get(project_page))
-        .route("/_mock/uploads", post(upload))
+        // Attachments go up to 200 MB, far past axum's 2 MB default; the handler streams the
+        // file part and stops at the envelope's declared size instead.
+        .route(
+            "/_mock/uploads",
+            post(upload).layer(axum::extract::DefaultBodyLimit::disable()),
+        )
         .route("/_mock/uploads/{*key}", get(uploaded))
 }
 
@@ -427,12 +432,55 @@ fn s3_error(status: StatusCode, code: &str, message: &str) -> Response {
 
 /// The S3-style presigned POST endpoint behind `upload_url`.
 async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart) -> Response {
-    let mut fields = std::collections::BTreeMap::new();
+    let mut fields: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     let mut file: Option<Bytes> = None;
     loop {
         match form.next_field().await {
-            Ok(Some(field)) => {
+            Ok(Some(mut field)) => {
                 let name = field.name().unwrap_or_default().to_owned();
+                if name == "file" {
+                    // S3 takes the file as the last part, after the fields that name its
+                    // envelope, so the declared size is known before the first byte arrives.
+                    let Some(declared) = fields
+                        .get("key")
+                        .and_then(|key| app.world().declared_upload_size(key))
+                    else {
+                        return s3_error(
+                            StatusCode::FORBIDDEN,
+                            "AccessDenied",
+                            "Invalid according to Policy: the fields before the file part must \
+                             include the key of an envelope from create_attachment_upload.",
+                        );
+                    };
+                    let mut body = bytes::BytesMut::new();
+                    loop {
+                        match field.chunk().await {
+                            Ok(Some(chunk)) => {
+                                body.extend_from_slice(&chunk);
+                                if u64::try_from(body.len()).unwrap_or(u64::MAX) > declared {
+                                    return s3_error(
+                                        StatusCode::BAD_REQUEST,
+                                        "EntityTooLarge",
+                                        &format!(
+                                            "Your proposed upload exceeds the maximum allowed \
+                                             size ({declared} bytes declared)."
+                                        ),
+                                    );
+                                }
+                            }
+                            Ok(None) => break,
+                            Err(e) => {
+                                return s3_error(
+                                    StatusCode::BAD_REQUEST,
+                                    "MalformedPOSTRequest",
+                                    &e.to_string(),
+                                );
+                            }
+                        }
+                    }
+                    file = Some(body.freeze());
+                    continue;
+                }
                 let data = match field.bytes().await {
                     Ok(data) => data,
                     Err(e) => {
@@ -443,11 +491,7 @@ async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart)
                         );
                     }
                 };
-                if name == "file" {
-                    file = Some(data);
-                } else {
-                    fields.insert(name, String::from_utf8_lossy(&data).into_owned());
-                }
+                fields.insert(name, String::from_utf8_lossy(&data).into_owned());
             }
             Ok(None) => break,
             Err(e) => {

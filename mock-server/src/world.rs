@@ -745,6 +745,11 @@ impl World {
         Ok(())
     }
 
+    /// The size the envelope for `key` declared, if one was issued.
+    pub fn declared_upload_size(&self, key: &str) -> Option<u64> {
+        self.balances().uploads.get(key).map(|u| u.size_bytes)
+    }
+
     /// The bytes uploaded under `key`, once the upload completed.
     pub fn uploaded_bytes(&self, key: &str) -> Option<bytes::Bytes> {
         self.balances()

@@ -96,3 +96,38 @@ async fn a_key_that_no_envelope_names_is_refused() {
     assert_s3_error(&reply, StatusCode::FORBIDDEN, "AccessDenied");
     assert_eq!(stored(&mock, &envelope).await, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_large_upload_goes_through_and_is_served_back_whole() {
+    let mock = Mock::new();
+    let mut alice = mock.session("alice-dev-token").await;
+    let file: Vec<u8> = (0..3 * 1024 * 1024 + 17).map(|i| (i % 251) as u8).collect();
+    let (envelope, fields) = envelope(&mut alice, file.len()).await;
+    let reply = mock.upload(&envelope, &fields, &file).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{:?}", reply.status);
+    let served = mock
+        .send(
+            Request::get(
+                envelope["attachment_url"]
+                    .as_str()
+                    .and_then(|u| u.strip_prefix(BASE))
+                    .expect("url"),
+            )
+            .body(Body::empty())
+            .expect("request"),
+        )
+        .await;
+    assert_eq!(served.status, StatusCode::OK);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_file_part_before_the_envelopes_fields_is_refused() {
+    let mock = Mock::new();
+    let mut alice = mock.session("alice-dev-token").await;
+    let (envelope, _) = envelope(&mut alice, 11).await;
+    let (content_type, body) = multipart(&Map::new(), "notes.txt", b"hello world");
+    let reply = post_raw(&mock, &content_type, body).await;
+    assert_s3_error(&reply, StatusCode::FORBIDDEN, "AccessDenied");
+    assert!(reply.body.as_str().unwrap_or_default().contains("key"));
+    assert_eq!(stored(&mock, &envelope).await, StatusCode::NOT_FOUND);
+}
