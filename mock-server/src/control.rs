@@ -28,6 +28,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/clock/advance", post(advance))
         .route("/_mock/reset", post(reset))
         .route("/_mock/scenarios", get(scenarios))
+        .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
         .route(
             "/_mock/connect/{thread}/{request}",
@@ -39,11 +40,17 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/stop/{thread}", get(stop_page).post(stop_submit))
         .route("/_mock/files/{token}/{name}", get(download))
         .route("/_mock/projects/{uuid}", get(project_page))
-        .route("/_mock/uploads", post(upload))
+        // Attachments go up to 200 MB, far past axum's 2 MB default; the handler streams the
+        // file part and stops at the envelope's declared size instead.
+        .route(
+            "/_mock/uploads",
+            post(upload).layer(axum::extract::DefaultBodyLimit::disable()),
+        )
         .route("/_mock/uploads/{*key}", get(uploaded))
 }
 
-fn page(title: &str, body: &str) -> Html<String> {
+/// A human page in the mock's look.
+pub(crate) fn page(title: &str, body: &str) -> Html<String> {
     Html(format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>\
          <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;\
@@ -54,7 +61,8 @@ fn page(title: &str, body: &str) -> Html<String> {
     ))
 }
 
-fn escape(text: &str) -> String {
+/// Escapes text for HTML.
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -148,6 +156,36 @@ async fn scenarios(State(app): State<AppState>) -> axum::Json<Value> {
         })
         .collect();
     axum::Json(json!({"fallback": catalog.fallback(), "scenarios": list}))
+}
+
+/// The world as it stands: each account's plan, balance, limits and connectors.
+async fn accounts(State(app): State<AppState>) -> axum::Json<Value> {
+    let world = app.world();
+    let list: Vec<Value> = world
+        .accounts()
+        .iter()
+        .map(|a| {
+            let limits = world.plan(a.plan);
+            json!({
+                "id": a.id,
+                "name": a.name,
+                "email": a.email,
+                "plan": a.plan,
+                "plan_label": limits.label,
+                "credits": world.credits(&a.id),
+                "spending_limit": a.spending_limit,
+                "attachment_max_bytes": limits.attachment_max_bytes,
+                "attachments_per_day": limits.attachments_per_day,
+                "attachments_per_week": limits.attachments_per_week,
+                "blocked_models": a.organization_policy.blocked_models,
+                "connectors": a.connectors,
+                "projects": a.projects.iter().map(|p| json!({
+                    "project_uuid": p.project_uuid, "name": p.name, "role": p.role,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    axum::Json(json!({ "accounts": list }))
 }
 
 async fn top_up_api(State(app): State<AppState>, Path(account): Path<String>) -> Response {
@@ -394,12 +432,55 @@ fn s3_error(status: StatusCode, code: &str, message: &str) -> Response {
 
 /// The S3-style presigned POST endpoint behind `upload_url`.
 async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart) -> Response {
-    let mut fields = std::collections::BTreeMap::new();
+    let mut fields: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     let mut file: Option<Bytes> = None;
     loop {
         match form.next_field().await {
-            Ok(Some(field)) => {
+            Ok(Some(mut field)) => {
                 let name = field.name().unwrap_or_default().to_owned();
+                if name == "file" {
+                    // S3 takes the file as the last part, after the fields that name its
+                    // envelope, so the declared size is known before the first byte arrives.
+                    let Some(declared) = fields
+                        .get("key")
+                        .and_then(|key| app.world().declared_upload_size(key))
+                    else {
+                        return s3_error(
+                            StatusCode::FORBIDDEN,
+                            "AccessDenied",
+                            "Invalid according to Policy: the fields before the file part must \
+                             include the key of an envelope from create_attachment_upload.",
+                        );
+                    };
+                    let mut body = bytes::BytesMut::new();
+                    loop {
+                        match field.chunk().await {
+                            Ok(Some(chunk)) => {
+                                body.extend_from_slice(&chunk);
+                                if u64::try_from(body.len()).unwrap_or(u64::MAX) > declared {
+                                    return s3_error(
+                                        StatusCode::BAD_REQUEST,
+                                        "EntityTooLarge",
+                                        &format!(
+                                            "Your proposed upload exceeds the maximum allowed \
+                                             size ({declared} bytes declared)."
+                                        ),
+                                    );
+                                }
+                            }
+                            Ok(None) => break,
+                            Err(e) => {
+                                return s3_error(
+                                    StatusCode::BAD_REQUEST,
+                                    "MalformedPOSTRequest",
+                                    &e.to_string(),
+                                );
+                            }
+                        }
+                    }
+                    file = Some(body.freeze());
+                    continue;
+                }
                 let data = match field.bytes().await {
                     Ok(data) => data,
                     Err(e) => {
@@ -410,11 +491,7 @@ async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart)
                         );
                     }
                 };
-                if name == "file" {
-                    file = Some(data);
-                } else {
-                    fields.insert(name, String::from_utf8_lossy(&data).into_owned());
-                }
+                fields.insert(name, String::from_utf8_lossy(&data).into_owned());
             }
             Ok(None) => break,
             Err(e) => {

@@ -22,6 +22,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// `--auto-consent` names an account the world does not have.
+    #[error("--auto-consent {account}: no such account; the accounts are {}", known.join(", "))]
+    UnknownAccount {
+        /// The account asked for.
+        account: String,
+        /// The accounts there are.
+        known: Vec<String>,
+    },
 }
 
 /// A fixture file that was refused, with where and why.

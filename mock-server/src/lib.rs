@@ -32,7 +32,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::routing::get;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
@@ -40,7 +39,7 @@ pub use clock::{Clock, ClockMode};
 pub use computer::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES};
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use journal::{Exchange, Journal, SseRecord};
-pub use oauth::{AuthMode, MCP_PATH};
+pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub use scenario::Catalog;
 pub use world::World;
 
@@ -69,6 +68,10 @@ pub struct Config {
     /// Virtual time at start; `None` is a fixed instant (2026-10-24T00:11:18Z), so tests and
     /// snapshots see the same timestamps on every run.
     pub epoch: Option<chrono::DateTime<chrono::Utc>>,
+    /// A world file replacing the built-in accounts, plans, models and Projects.
+    pub world: Option<PathBuf>,
+    /// Account the OAuth consent page approves as at once, without showing itself (for tests).
+    pub auto_consent: Option<String>,
 }
 
 impl Default for Config {
@@ -82,6 +85,8 @@ impl Default for Config {
             public_url: None,
             auth: AuthMode::Bearer,
             epoch: None,
+            auto_consent: None,
+            world: None,
         }
     }
 }
@@ -101,6 +106,7 @@ struct Shared {
     catalog: Arc<Catalog>,
     engine: Arc<Engine>,
     sessions: computer::Sessions,
+    oauth: oauth::Store,
     tasks: computer::Tasks,
     elicitations: computer::Elicitations,
 }
@@ -110,7 +116,15 @@ impl AppState {
         let catalog = Arc::new(Catalog::load(&config.fixtures, config.scenario.as_deref())?);
         let epoch = config.epoch.unwrap_or_else(Clock::fixed_epoch);
         let clock = Clock::new(config.clock, epoch);
-        let world = Arc::new(World::builtin());
+        let world = Arc::new(World::load(config.world.as_deref())?);
+        if let Some(account) = &config.auto_consent
+            && world.account(account).is_none()
+        {
+            return Err(Error::UnknownAccount {
+                account: account.clone(),
+                known: world.accounts().iter().map(|a| a.id.clone()).collect(),
+            });
+        }
         let engine = Arc::new(Engine::new(
             clock.clone(),
             catalog.clone(),
@@ -128,6 +142,7 @@ impl AppState {
                 catalog,
                 engine,
                 sessions: computer::Sessions::default(),
+                oauth: oauth::Store::default(),
                 tasks: computer::Tasks::default(),
                 elicitations: computer::Elicitations::default(),
             }),
@@ -155,19 +170,15 @@ impl AppState {
     pub(crate) fn engine(&self) -> Arc<Engine> {
         self.inner.engine.clone()
     }
+    pub(crate) fn oauth(&self) -> &oauth::Store {
+        &self.inner.oauth
+    }
 
     fn router(&self) -> Router {
         Router::new()
             .merge(computer::routes(self.clone()))
             .merge(control::routes())
-            .route(
-                oauth::RESOURCE_METADATA_PATH,
-                get(oauth::protected_resource_metadata),
-            )
-            .route(
-                "/.well-known/oauth-protected-resource",
-                get(oauth::protected_resource_metadata),
-            )
+            .merge(oauth::routes())
             .layer(axum::middleware::from_fn_with_state(
                 self.clone(),
                 journal::record_exchange,
@@ -235,6 +246,19 @@ impl MockServerBuilder {
     /// Sets the authentication mode.
     pub fn auth(mut self, auth: AuthMode) -> Self {
         self.config.auth = auth;
+        self
+    }
+
+    /// Replaces the built-in world (accounts, plans, models, Projects) with the file at `path`.
+    pub fn world(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config.world = Some(path.into());
+        self
+    }
+
+    /// Makes the OAuth consent page approve at once as `account` (`alice`, `bob`), so a client
+    /// completes sign-in with plain HTTP and no person.
+    pub fn auto_consent(mut self, account: impl Into<String>) -> Self {
+        self.config.auto_consent = Some(account.into());
         self
     }
 

@@ -36,6 +36,12 @@ struct Cli {
     /// `none` turns authentication off: every request acts as `alice`.
     #[arg(long, value_name = "MODE", value_parser = ["none", "bearer"])]
     auth: Option<String>,
+    /// World file (accounts, plans, models, Projects) replacing the built-in one.
+    #[arg(long, value_name = "PATH")]
+    world: Option<PathBuf>,
+    /// Approve the OAuth consent page at once as this account (`alice` or `bob`), for tests.
+    #[arg(long, value_name = "ACCOUNT")]
+    auto_consent: Option<String>,
 }
 
 fn positive_float(text: &str) -> Result<f64, String> {
@@ -73,6 +79,8 @@ async fn main() -> ExitCode {
         auth,
         // A developer's mock starts at today's date; only the library defaults to a fixed one.
         epoch: Some(chrono::Utc::now()),
+        auto_consent: cli.auto_consent.clone(),
+        world: cli.world,
     };
     let server = match MockServer::builder().config(config).start().await {
         Ok(server) => server,
@@ -81,12 +89,12 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    print_banner(&server, clock, auth);
+    print_banner(&server, clock, auth, cli.auto_consent.as_deref());
     server.wait().await;
     ExitCode::SUCCESS
 }
 
-fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode) {
+fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode, auto_consent: Option<&str>) {
     let base = server.uri();
     let mut out = std::io::stdout().lock();
     // The first line is a contract: tools read the URL from it, so flush it on its own.
@@ -108,6 +116,14 @@ fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode) {
             let _ = writeln!(
                 out,
                 "  Tokens:        Authorization: Bearer alice-dev-token  (alice, paid plan)\n                 Authorization: Bearer bob-dev-token    (bob, free plan)"
+            );
+            let consent = match auto_consent {
+                Some(account) => format!("approved at once as {account} (--auto-consent)"),
+                None => "a consent page where you pick alice or bob".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "  OAuth:         MCP hosts sign in with only the MCP URL; {consent}"
             );
         }
         AuthMode::None => {

@@ -1,17 +1,30 @@
-//! The account world: accounts, plans, credits, quotas, models and Projects.
+//! The account world: accounts, plans, credits, quotas, connectors, models and Projects.
 //!
-//! Defaults come from `fixtures/world.json` (embedded). Runtime state (credit balances, exhausted
-//! quotas) lives here too, behind one lock, and [`World::reset`] restores the defaults.
+//! Defaults come from `fixtures/world.json` (embedded); `--world PATH` replaces them. Either file
+//! is validated against `fixtures/world.schema.json` at load, and a refused one names its path,
+//! the JSON pointer and what was expected, like a scenario. Runtime state (credit balances,
+//! exhausted quotas, uploads) lives here too, behind one lock, and [`World::reset`] restores the
+//! defaults.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard};
+use std::path::Path;
+use std::sync::{LazyLock, Mutex, MutexGuard};
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::error::{FixtureError, FixtureErrorKind};
+
 /// The world defaults shipped with the mock.
 pub const WORLD_FIXTURE: &str = include_str!("../../fixtures/world.json");
+/// The JSON Schema a world file must satisfy.
+pub const WORLD_SCHEMA: &str = include_str!("../../fixtures/world.schema.json");
+
+static SCHEMA_VALIDATOR: LazyLock<Option<jsonschema::Validator>> = LazyLock::new(|| {
+    let schema: Value = serde_json::from_str(WORLD_SCHEMA).ok()?;
+    jsonschema::draft202012::new(&schema).ok()
+});
 
 /// A plan an account is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -23,9 +36,70 @@ pub enum Plan {
     Free,
 }
 
-/// One account as the fixture defines it.
+/// What a plan allows.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct PlanLimits {
+    /// Display name.
+    pub label: String,
+    /// Largest single attachment, in bytes.
+    pub attachment_max_bytes: u64,
+    /// Upload envelopes per rolling 24 hours.
+    pub attachments_per_day: u32,
+    /// Upload envelopes per rolling 7 days.
+    pub attachments_per_week: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Plans {
+    paid: PlanLimits,
+    free: PlanLimits,
+}
+
+/// A connector and whether the account is signed in to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Connector {
+    /// Stable id (`slack`).
+    pub connector: String,
+    /// Display name (`Slack`).
+    pub display_name: String,
+    /// Whether the account is signed in.
+    pub signed_in: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccountSpec {
+    id: String,
+    name: String,
+    email: String,
+    plan: Plan,
+    token: String,
+    credits: i64,
+    top_up_credits: i64,
+    #[serde(default)]
+    spending_limit: Option<i64>,
+    #[serde(default)]
+    quota_reset_date: Option<DateTime<Utc>>,
+    #[serde(default)]
+    connectors: Vec<Connector>,
+    #[serde(default)]
+    organization_policy: Option<OrganizationPolicy>,
+}
+
+/// What an account's organization forbids, on top of its plan.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrganizationPolicy {
+    /// Model ids the organization does not allow (modes running them go too).
+    #[serde(default)]
+    pub blocked_models: Vec<String>,
+}
+
+/// One account, with the Projects it is a member of.
+#[derive(Debug, Clone)]
 pub struct Account {
     /// Stable id (`alice`, `bob`).
     pub id: String,
@@ -41,14 +115,20 @@ pub struct Account {
     pub credits: i64,
     /// Credits a top-up on the billing page adds.
     pub top_up_credits: i64,
-    /// Projects the account can access.
-    #[serde(default)]
+    /// Credits the account may spend before messages are refused; `None` is no limit.
+    pub spending_limit: Option<i64>,
+    /// If set, the quota is used up until then from the start.
+    pub quota_reset_date: Option<DateTime<Utc>>,
+    /// Connectors and their sign-in state.
+    pub connectors: Vec<Connector>,
+    /// What the account's organization forbids.
+    pub organization_policy: OrganizationPolicy,
+    /// Projects the account can access, as `projects_list` shows them to it.
     pub projects: Vec<Project>,
 }
 
-/// A Project as `projects_list` returns it (minus `project_url`, which is derived).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A Project as `projects_list` returns it to one member (minus `project_url`, which is derived).
+#[derive(Debug, Clone, Serialize)]
 pub struct Project {
     /// Pass to `call_perplexity_computer` as `project_uuid`.
     pub project_uuid: String,
@@ -62,6 +142,35 @@ pub struct Project {
     pub landing_category: String,
     /// Whether Project knowledge is on.
     pub knowledge_enabled: bool,
+    /// Instructions shown when a conversation starts inside the Project.
+    #[serde(skip)]
+    pub instructions: Option<String>,
+    /// Ids of every member account.
+    #[serde(skip)]
+    pub members: Vec<String>,
+    /// Ids of the members whose role lets them write (`owner`, `editor`).
+    #[serde(skip)]
+    pub writers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemberSpec {
+    account: String,
+    role: String,
+    landing_category: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectSpec {
+    project_uuid: String,
+    name: String,
+    description: String,
+    knowledge_enabled: bool,
+    #[serde(default)]
+    instructions: Option<String>,
+    members: Vec<MemberSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -88,11 +197,159 @@ struct ModeSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WorldFixture {
-    accounts: Vec<Account>,
+    #[serde(rename = "$schema", default)]
+    _schema: Option<String>,
+    plans: Plans,
+    accounts: Vec<AccountSpec>,
+    projects: Vec<ProjectSpec>,
     models: Vec<ModelSpec>,
     modes: Vec<ModeSpec>,
-    default_mode: String,
+    default_mode: Option<String>,
     default_model: HashMap<Plan, String>,
+}
+
+impl WorldFixture {
+    /// Checks what the schema cannot express; `Err` is (JSON pointer, message).
+    fn check(&self) -> Result<(), (String, String)> {
+        let mut ids = HashSet::new();
+        let mut tokens = HashSet::new();
+        for (i, account) in self.accounts.iter().enumerate() {
+            if !ids.insert(account.id.as_str()) {
+                return Err((
+                    format!("/accounts/{i}/id"),
+                    format!("account id `{}` is used twice", account.id),
+                ));
+            }
+            if !tokens.insert(account.token.as_str()) {
+                return Err((
+                    format!("/accounts/{i}/token"),
+                    "this token is already another account's".into(),
+                ));
+            }
+        }
+        let mut uuids = HashSet::new();
+        for (i, project) in self.projects.iter().enumerate() {
+            if !uuids.insert(project.project_uuid.as_str()) {
+                return Err((
+                    format!("/projects/{i}/project_uuid"),
+                    "this project_uuid is used twice".into(),
+                ));
+            }
+            for (j, member) in project.members.iter().enumerate() {
+                if !ids.contains(member.account.as_str()) {
+                    return Err((
+                        format!("/projects/{i}/members/{j}/account"),
+                        format!(
+                            "no account `{}`; expected one of the ids under /accounts",
+                            member.account
+                        ),
+                    ));
+                }
+            }
+        }
+        for (i, model) in self.models.iter().enumerate() {
+            if !model.efforts.contains(&model.default_effort) {
+                return Err((
+                    format!("/models/{i}/default_effort"),
+                    format!(
+                        "`{}` is not one of the model's efforts {:?}",
+                        model.default_effort, model.efforts
+                    ),
+                ));
+            }
+        }
+        for (i, mode) in self.modes.iter().enumerate() {
+            let Some(model) = self.models.iter().find(|m| m.id == mode.model) else {
+                return Err((
+                    format!("/modes/{i}/model"),
+                    format!("no model `{}` under /models", mode.model),
+                ));
+            };
+            if !model.efforts.contains(&mode.effort) {
+                return Err((
+                    format!("/modes/{i}/effort"),
+                    format!("`{}` is not one of {}'s efforts", mode.effort, model.id),
+                ));
+            }
+            if let Some(plan) = mode.plans.iter().find(|p| !model.plans.contains(p)) {
+                return Err((
+                    format!("/modes/{i}/plans"),
+                    format!(
+                        "the {plan:?} plan gets this mode but not its model {}",
+                        model.id
+                    ),
+                ));
+            }
+        }
+        for (plan, model) in &self.default_model {
+            let offered = self
+                .models
+                .iter()
+                .any(|m| &m.id == model && m.plans.contains(plan));
+            if !offered {
+                let key = serde_json::to_value(plan).unwrap_or_default();
+                return Err((
+                    format!("/default_model/{}", key.as_str().unwrap_or_default()),
+                    format!("`{model}` is not a model offered to that plan"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The accounts with the Projects each is a member of.
+    fn accounts(&self) -> Vec<Account> {
+        self.accounts
+            .iter()
+            .map(|spec| Account {
+                id: spec.id.clone(),
+                name: spec.name.clone(),
+                email: spec.email.clone(),
+                plan: spec.plan,
+                token: spec.token.clone(),
+                credits: spec.credits,
+                top_up_credits: spec.top_up_credits,
+                spending_limit: spec.spending_limit,
+                quota_reset_date: spec.quota_reset_date,
+                connectors: spec.connectors.clone(),
+                organization_policy: spec.organization_policy.clone().unwrap_or_default(),
+                projects: self
+                    .projects
+                    .iter()
+                    .filter_map(|p| {
+                        let me = p.members.iter().find(|m| m.account == spec.id)?;
+                        Some(Project {
+                            project_uuid: p.project_uuid.clone(),
+                            name: p.name.clone(),
+                            description: p.description.clone(),
+                            role: me.role.clone(),
+                            landing_category: me.landing_category.clone(),
+                            knowledge_enabled: p.knowledge_enabled,
+                            instructions: p.instructions.clone(),
+                            members: p.members.iter().map(|m| m.account.clone()).collect(),
+                            writers: p
+                                .members
+                                .iter()
+                                .filter(|m| m.role != "viewer")
+                                .map(|m| m.account.clone())
+                                .collect(),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// The mode, model and effort a request runs with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskSettings {
+    /// The mode chosen (or the default mode), `None` when a model was picked directly.
+    pub mode: Option<String>,
+    /// The model that runs.
+    pub model: String,
+    /// Its effort.
+    pub effort: String,
 }
 
 /// An upload envelope handed out by `create_attachment_upload`.
@@ -128,13 +385,57 @@ struct Balances {
     /// Scripted refusals already applied, so a resend after a top-up goes through.
     applied_refusals: HashSet<String>,
     uploads: HashMap<String, IssuedUpload>,
+    /// Credits spent since the last top-up, against the spending limit.
+    spent: HashMap<String, i64>,
+    /// When each upload envelope was handed out, per account, for the daily and weekly limits.
+    envelopes: HashMap<String, Vec<DateTime<Utc>>>,
+    /// Paging cursors handed out: opaque random strings, so a forged one is simply unknown.
+    cursors: HashMap<String, IssuedCursor>,
+}
+
+/// What a paging cursor stands for.
+#[derive(Debug, Clone)]
+struct IssuedCursor {
+    account: String,
+    /// The listing and its arguments (`projects:<search_term>`, `assets:<thread>:<entry>`).
+    scope: String,
+    offset: usize,
+}
+
+/// Why a `cursor` argument was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorError {
+    /// Never handed out (forged or mistyped), or handed to another account.
+    Unknown,
+    /// Handed out for another listing or other arguments.
+    OtherQuery,
 }
 
 /// Accounts and their runtime state.
 #[derive(Debug)]
 pub struct World {
     fixture: WorldFixture,
+    accounts: Vec<Account>,
     balances: Mutex<Balances>,
+}
+
+/// Why `create_attachment_upload` refused a new envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttachmentRefusal {
+    /// The file is over the plan's per-attachment size.
+    TooLarge {
+        /// The plan's largest attachment, in bytes.
+        limit: u64,
+    },
+    /// The plan's uploads per rolling window are used up.
+    LimitReached {
+        /// `day` or `week`.
+        window: &'static str,
+        /// How many the plan allows in that window.
+        limit: u32,
+        /// When the oldest upload in the window leaves it.
+        next_at: DateTime<Utc>,
+    },
 }
 
 /// Why the credit check before sending a message failed.
@@ -142,6 +443,11 @@ pub struct World {
 pub enum CreditRefusal {
     /// No credits left.
     InsufficientCredits,
+    /// The account spent its spending limit.
+    SpendingLimit {
+        /// The limit, in credits.
+        limit: i64,
+    },
     /// The plan's quota is used up until this time.
     QuotaExhausted {
         /// When the quota comes back.
@@ -153,14 +459,49 @@ impl World {
     /// The embedded world.
     pub fn builtin() -> Self {
         // The fixture is compiled in and covered by a test, so a parse failure is a build bug.
-        let fixture: WorldFixture = serde_json::from_str(WORLD_FIXTURE)
-            .unwrap_or_else(|e| panic!("fixtures/world.json is invalid: {e}"));
+        Self::parse(Path::new("embedded:world.json"), WORLD_FIXTURE)
+            .unwrap_or_else(|e| panic!("fixtures/world.json is invalid: {e}"))
+    }
+
+    /// The world in `path` (`--world`), or the embedded one.
+    pub fn load(path: Option<&Path>) -> Result<Self, FixtureError> {
+        let Some(path) = path else {
+            return Ok(Self::builtin());
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| FixtureError::new(path, FixtureErrorKind::Read(e)))?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses and validates a world file.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, FixtureError> {
+        let fail = |kind| FixtureError::new(path, kind);
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| fail(FixtureErrorKind::Json(e)))?;
+        if let Some(validator) = SCHEMA_VALIDATOR.as_ref()
+            && let Some(error) = validator.iter_errors(&value).next()
+        {
+            return Err(fail(FixtureErrorKind::Schema {
+                pointer: error.instance_path().as_str().to_owned(),
+                message: error.to_string(),
+            }));
+        }
+        let fixture: WorldFixture = serde_json::from_value(value).map_err(|e| {
+            fail(FixtureErrorKind::Schema {
+                pointer: String::new(),
+                message: e.to_string(),
+            })
+        })?;
+        fixture
+            .check()
+            .map_err(|(pointer, message)| fail(FixtureErrorKind::Invalid { pointer, message }))?;
         let world = Self {
+            accounts: fixture.accounts(),
             fixture,
             balances: Mutex::default(),
         };
         world.reset();
-        world
+        Ok(world)
     }
 
     fn balances(&self) -> MutexGuard<'_, Balances> {
@@ -173,24 +514,114 @@ impl World {
     pub fn reset(&self) {
         let mut balances = self.balances();
         *balances = Balances::default();
-        for account in &self.fixture.accounts {
+        for account in &self.accounts {
             balances.credits.insert(account.id.clone(), account.credits);
+            if let Some(reset) = account.quota_reset_date {
+                balances
+                    .quota_exhausted_until
+                    .insert(account.id.clone(), reset);
+            }
         }
     }
 
     /// Every account.
     pub fn accounts(&self) -> &[Account] {
-        &self.fixture.accounts
+        &self.accounts
     }
 
     /// The account with this id.
     pub fn account(&self, id: &str) -> Option<&Account> {
-        self.fixture.accounts.iter().find(|a| a.id == id)
+        self.accounts.iter().find(|a| a.id == id)
     }
 
     /// The account a static bearer token belongs to.
     pub fn account_for_token(&self, token: &str) -> Option<&Account> {
-        self.fixture.accounts.iter().find(|a| a.token == token)
+        self.accounts.iter().find(|a| a.token == token)
+    }
+
+    /// What a plan allows.
+    pub fn plan(&self, plan: Plan) -> &PlanLimits {
+        match plan {
+            Plan::Paid => &self.fixture.plans.paid,
+            Plan::Free => &self.fixture.plans.free,
+        }
+    }
+
+    /// A Project by id, as any of its members would see its name and instructions.
+    pub fn project(&self, uuid: &str) -> Option<&Project> {
+        self.accounts
+            .iter()
+            .flat_map(|a| a.projects.iter())
+            .find(|p| p.project_uuid == uuid)
+    }
+
+    /// A cursor for the page of `scope` that starts at `offset`, usable by `account` only.
+    pub fn issue_cursor(&self, account: &str, scope: &str, offset: usize) -> String {
+        let cursor = uuid::Uuid::new_v4().simple().to_string();
+        self.balances().cursors.insert(
+            cursor.clone(),
+            IssuedCursor {
+                account: account.to_owned(),
+                scope: scope.to_owned(),
+                offset,
+            },
+        );
+        cursor
+    }
+
+    /// The offset a cursor stands for, if `account` was handed it for this `scope`.
+    pub fn resolve_cursor(
+        &self,
+        account: &str,
+        scope: &str,
+        cursor: &str,
+    ) -> Result<usize, CursorError> {
+        let balances = self.balances();
+        let issued = balances
+            .cursors
+            .get(cursor)
+            .filter(|c| c.account == account)
+            .ok_or(CursorError::Unknown)?;
+        if issued.scope != scope {
+            return Err(CursorError::OtherQuery);
+        }
+        Ok(issued.offset)
+    }
+
+    /// Records a new upload envelope for `account`, unless its plan's limits refuse it.
+    pub fn take_attachment(
+        &self,
+        account: &Account,
+        size: u64,
+        now: DateTime<Utc>,
+    ) -> Result<(), AttachmentRefusal> {
+        let limits = self.plan(account.plan);
+        if size > limits.attachment_max_bytes {
+            return Err(AttachmentRefusal::TooLarge {
+                limit: limits.attachment_max_bytes,
+            });
+        }
+        let mut balances = self.balances();
+        let issued = balances.envelopes.entry(account.id.clone()).or_default();
+        let week = chrono::Duration::days(7);
+        issued.retain(|at| now - *at < week);
+        for (window, span, limit) in [
+            ("day", chrono::Duration::days(1), limits.attachments_per_day),
+            ("week", week, limits.attachments_per_week),
+        ] {
+            let inside: Vec<&DateTime<Utc>> =
+                issued.iter().filter(|at| now - **at < span).collect();
+            if inside.len() >= usize::try_from(limit).unwrap_or(usize::MAX) {
+                let oldest = inside.iter().min().map_or(now, |at| **at);
+                return Err(AttachmentRefusal::LimitReached {
+                    window,
+                    limit,
+                    next_at: oldest + span,
+                });
+            }
+        }
+        issued.push(now);
+        Ok(())
     }
 
     /// The current credit balance.
@@ -200,9 +631,11 @@ impl World {
 
     /// Takes `amount` credits (the balance may not go below zero).
     pub fn spend(&self, account: &str, amount: i64) {
-        if let Some(balance) = self.balances().credits.get_mut(account) {
+        let mut balances = self.balances();
+        if let Some(balance) = balances.credits.get_mut(account) {
             *balance = (*balance - amount).max(0);
         }
+        *balances.spent.entry(account.to_owned()).or_insert(0) += amount;
     }
 
     /// Empties the balance, as a task that used up the last credits does.
@@ -218,6 +651,8 @@ impl World {
         *balance += amount;
         let balance = *balance;
         balances.quota_exhausted_until.remove(account);
+        // The billing page stands for both documented fixes: top up, or raise the limit.
+        balances.spent.remove(account);
         Some(balance)
     }
 
@@ -245,6 +680,12 @@ impl World {
         }
         if balances.credits.get(account).copied().unwrap_or(0) <= 0 {
             return Some(CreditRefusal::InsufficientCredits);
+        }
+        let limit = self.account(account).and_then(|a| a.spending_limit);
+        if let Some(limit) = limit
+            && balances.spent.get(account).copied().unwrap_or(0) >= limit
+        {
+            return Some(CreditRefusal::SpendingLimit { limit });
         }
         None
     }
@@ -304,6 +745,11 @@ impl World {
         Ok(())
     }
 
+    /// The size the envelope for `key` declared, if one was issued.
+    pub fn declared_upload_size(&self, key: &str) -> Option<u64> {
+        self.balances().uploads.get(key).map(|u| u.size_bytes)
+    }
+
     /// The bytes uploaded under `key`, once the upload completed.
     pub fn uploaded_bytes(&self, key: &str) -> Option<bytes::Bytes> {
         self.balances()
@@ -320,21 +766,84 @@ impl World {
             .is_some_and(|u| u.account == account && u.bytes.is_some())
     }
 
+    /// A model the account may use: its plan offers it and its organization allows it.
+    fn model_offered(&self, account: &Account, id: &str) -> Option<&ModelSpec> {
+        let blocked = &account.organization_policy.blocked_models;
+        self.fixture
+            .models
+            .iter()
+            .find(|m| m.id == id && m.plans.contains(&account.plan) && !blocked.contains(&m.id))
+    }
+
+    /// A mode the account may use: its plan offers it and its model is allowed.
+    fn mode_offered(&self, account: &Account, name: &str) -> Option<&ModeSpec> {
+        self.fixture.modes.iter().find(|m| {
+            m.mode == name
+                && m.plans.contains(&account.plan)
+                && self.model_offered(account, &m.model).is_some()
+        })
+    }
+
+    /// The settings a request runs with: the `mode`, or the `model` with `effort` (else the
+    /// model's `default_effort`), or the account's defaults when neither is given. `None` if a
+    /// value is not offered to the account's plan.
+    pub fn task_settings(
+        &self,
+        account: &Account,
+        mode: Option<&str>,
+        model: Option<&str>,
+        effort: Option<&str>,
+    ) -> Option<TaskSettings> {
+        let plan = account.plan;
+        let from_mode = |name: &str| {
+            self.mode_offered(account, name).map(|m| TaskSettings {
+                mode: Some(m.mode.clone()),
+                model: m.model.clone(),
+                effort: m.effort.clone(),
+            })
+        };
+        let from_model = |id: &str, effort: Option<&str>| {
+            let spec = self.model_offered(account, id)?;
+            let effort = effort.unwrap_or(&spec.default_effort);
+            spec.efforts
+                .iter()
+                .any(|e| e == effort)
+                .then(|| TaskSettings {
+                    mode: None,
+                    model: spec.id.clone(),
+                    effort: effort.to_owned(),
+                })
+        };
+        match (mode, model) {
+            (Some(mode), None) => from_mode(mode),
+            (None, Some(model)) => from_model(model, effort),
+            (Some(_), Some(_)) => None,
+            (None, None) => self
+                .fixture
+                .default_mode
+                .as_deref()
+                .and_then(from_mode)
+                .or_else(|| {
+                    let model = self.fixture.default_model.get(&plan)?;
+                    from_model(model, None)
+                }),
+        }
+    }
+
     /// The `models_list` result for an account.
     pub fn models_list(&self, account: &Account) -> Value {
-        let plan = account.plan;
         let modes: Vec<Value> = self
             .fixture
             .modes
             .iter()
-            .filter(|m| m.plans.contains(&plan))
+            .filter(|m| self.mode_offered(account, &m.mode).is_some())
             .map(|m| json!({"mode": m.mode, "model": m.model, "effort": m.effort}))
             .collect();
         let models: Vec<Value> = self
             .fixture
             .models
             .iter()
-            .filter(|m| m.plans.contains(&plan))
+            .filter(|m| self.model_offered(account, &m.id).is_some())
             .map(|m| {
                 json!({
                     "id": m.id, "label": m.label, "description": m.description, "fast": m.fast,
@@ -342,11 +851,22 @@ impl World {
                 })
             })
             .collect();
+        // A default the account may not use is no default for it (the document allows null).
+        let default_mode = self
+            .fixture
+            .default_mode
+            .as_deref()
+            .filter(|mode| self.mode_offered(account, mode).is_some());
+        let default_model = self
+            .fixture
+            .default_model
+            .get(&account.plan)
+            .filter(|model| self.model_offered(account, model).is_some());
         json!({
-            "default_mode": self.fixture.default_mode,
+            "default_mode": default_mode,
             "modes": modes,
             "models": models,
-            "default_model": self.fixture.default_model.get(&plan),
+            "default_model": default_model,
         })
     }
 }
@@ -365,6 +885,30 @@ fn first_of_next_month(now: DateTime<Utc>) -> DateTime<Utc> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_world_schema_compiles() {
+        // Without it every world file would load unchecked.
+        assert!(SCHEMA_VALIDATOR.is_some());
+    }
+
+    #[test]
+    fn projects_are_listed_to_their_members_with_each_members_role() {
+        let world = World::builtin();
+        let shared = "3e8a7d2c-1f4b-4a6e-9d0c-7b5a2e8f6c13";
+        let role = |account: &str| {
+            world
+                .account(account)
+                .and_then(|a| a.projects.iter().find(|p| p.project_uuid == shared))
+                .map(|p| p.role.clone())
+        };
+        assert_eq!(role("alice").as_deref(), Some("editor"));
+        assert_eq!(role("bob").as_deref(), Some("viewer"));
+        assert_eq!(
+            world.project(shared).map(|p| p.members.clone()),
+            Some(vec!["alice".to_owned(), "bob".to_owned()])
+        );
+    }
 
     #[test]
     fn builtin_accounts_are_alice_paid_and_bob_free() {

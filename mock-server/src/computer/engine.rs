@@ -151,6 +151,19 @@ impl Engine {
         result
     }
 
+    /// Like [`Engine::with_thread`], for reading only: members of the thread's Project may
+    /// view a session shared with `project_visibility: project`.
+    pub(crate) fn view_thread<R>(
+        &self,
+        account: &str,
+        thread_id: &str,
+        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+    ) -> Result<R, ThreadError> {
+        let result = self.access(account, thread_id, true, f);
+        self.changed.notify_waiters();
+        result
+    }
+
     /// Like [`Engine::with_thread`] without waking anyone: for the waiting calls themselves,
     /// which would otherwise wake each other (and themselves) in a loop.
     fn observe<R>(
@@ -159,13 +172,32 @@ impl Engine {
         thread_id: &str,
         f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
     ) -> Result<R, ThreadError> {
+        self.access(account, thread_id, false, f)
+    }
+
+    fn access<R>(
+        &self,
+        account: &str,
+        thread_id: &str,
+        view: bool,
+        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+    ) -> Result<R, ThreadError> {
         let now = self.clock.now();
         let mut threads = self.threads();
         let thread = threads
             .get_mut(thread_id)
-            .filter(|t| t.owner == account)
+            .filter(|t| {
+                t.owner == account
+                    || t.writers.iter().any(|w| w == account)
+                    || (view && t.viewers.iter().any(|v| v == account))
+            })
             .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
         thread.advance(now);
+        // Steps cost what the scenario says, billed as virtual time passes them.
+        let spent = thread.take_credits_spent();
+        if spent > 0 {
+            self.world.spend(&thread.owner, spent);
+        }
         // Credits running out mid-task empties the account, so the next message is refused
         // before it is sent until the user tops up, as the document describes.
         if thread.take_credit_exhaustion() {

@@ -24,6 +24,8 @@ pub(crate) struct ToolOutput {
     pub(crate) is_error: bool,
     /// Files to offer as `resource_link` blocks.
     pub(crate) links: Vec<FileLink>,
+    /// The result's `_meta`, for facts the documented fields have no room for.
+    pub(crate) meta: Option<Value>,
 }
 
 /// A file offered as a `resource_link` content block.
@@ -43,6 +45,7 @@ impl ToolOutput {
             structured: true,
             is_error: false,
             links: Vec::new(),
+            meta: None,
         }
     }
 
@@ -86,6 +89,9 @@ impl ToolOutput {
         let mut result = json!({"content": content, "isError": self.is_error});
         if self.structured {
             result["structuredContent"] = self.body.clone();
+        }
+        if let Some(meta) = &self.meta {
+            result["_meta"] = meta.clone();
         }
         result
     }
@@ -208,6 +214,7 @@ pub(crate) fn checkpoint_result(
     let mut output = ToolOutput::ok(Value::Object(body));
     output.is_error = matches!(entry.phase, Phase::Failed);
     output.links = links;
+    output.meta = settings_meta(entry.settings.as_ref());
     output
 }
 
@@ -412,7 +419,20 @@ pub(crate) fn read_thread_result(
     } else {
         body.insert("web_state".into(), web_state(thread, ctx));
     }
-    ToolOutput::ok(Value::Object(body))
+    let mut output = ToolOutput::ok(Value::Object(body));
+    output.meta = settings_meta(thread.settings.as_ref());
+    output
+}
+
+/// Key of the mode, model and effort in a result's `_meta`. The documented fields of
+/// `read_thread` and of task results are exact sets, so the settings travel beside them, under
+/// a vendor key as the service's own `_meta["ai.perplexity/threadId"]` does.
+pub(crate) const SETTINGS_META: &str = "ai.perplexity/settings";
+
+/// `{"ai.perplexity/settings": {...}}`, or nothing for a request without settings.
+fn settings_meta(settings: Option<&crate::world::TaskSettings>) -> Option<Value> {
+    let settings = serde_json::to_value(settings?).ok()?;
+    Some(json!({ SETTINGS_META: settings }))
 }
 
 fn transcript(thread: &Thread) -> (String, bool) {
@@ -435,6 +455,20 @@ fn transcript(thread: &Thread) -> (String, bool) {
         }
         used += block.len();
         blocks.push(block);
+    }
+    if let Some(project) = &thread.project
+        && !truncated
+    {
+        // The conversation began inside the Project, so its instructions come first.
+        let instructions = project
+            .instructions
+            .as_deref()
+            .map(|i| format!("\n\n**Project instructions:** {i}"))
+            .unwrap_or_default();
+        blocks.push(format!(
+            "**Project:** {} ({} session){instructions}",
+            project.name, project.visibility
+        ));
     }
     blocks.reverse();
     (blocks.join("\n\n---\n\n"), truncated)

@@ -16,6 +16,7 @@ use crate::scenario::{
     FileSpec, InteractionSpec, LoadedScenario, Outcome, QuestionSpec, Segment, SignInSpec,
     SourceSpec, StepEnd,
 };
+use crate::world::TaskSettings;
 
 /// Most sources a result carries.
 pub(crate) const MAX_SOURCES: usize = 50;
@@ -166,6 +167,8 @@ pub(crate) struct Entry {
     step_open: bool,
     /// Bumped on every change a waiting call could report.
     pub(crate) checkpoint: u64,
+    /// The mode, model and effort the request ran with (`None` for scripted history).
+    pub(crate) settings: Option<TaskSettings>,
 }
 
 impl Entry {
@@ -235,9 +238,31 @@ pub(crate) struct Thread {
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
+    /// Mode, model and effort for the next request; a follow-up that names a mode or a model
+    /// switches them, one that names neither keeps them.
+    pub(crate) settings: Option<TaskSettings>,
+    /// The Project the conversation started in: its name and instructions head the transcript.
+    pub(crate) project: Option<ProjectContext>,
+    /// Other accounts that may view the thread (Project members, with `project_visibility:
+    /// project`).
+    pub(crate) viewers: Vec<String>,
+    /// Other accounts that may also write to it: the members among `viewers` whose Project role
+    /// is `owner` or `editor`.
+    pub(crate) writers: Vec<String>,
     /// Set when the script ran the account out of credits; the engine empties the balance.
     ran_out_of_credits: bool,
+    /// Credits the steps that ended cost since the engine last billed them.
+    credits_spent: i64,
     step_counter: u64,
+}
+
+/// The Project a conversation started inside.
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectContext {
+    pub(crate) name: String,
+    pub(crate) instructions: Option<String>,
+    /// `private` or `project`.
+    pub(crate) visibility: String,
 }
 
 /// What became of a message handed to [`Thread::deliver`].
@@ -263,7 +288,12 @@ impl Thread {
             assets: Vec::new(),
             activity: Vec::new(),
             web_state_failures: 0,
+            settings: None,
+            project: None,
+            viewers: Vec::new(),
+            writers: Vec::new(),
             ran_out_of_credits: false,
+            credits_spent: 0,
             step_counter: 0,
         };
         let history = thread.scenario.scenario.history.clone();
@@ -282,6 +312,11 @@ impl Thread {
             thread.entries.push(entry);
         }
         thread
+    }
+
+    /// Credits spent by steps since the last call; clears the count.
+    pub(crate) fn take_credits_spent(&mut self) -> i64 {
+        std::mem::take(&mut self.credits_spent)
     }
 
     /// Whether the script ran the account out of credits since the last call; clears the flag.
@@ -382,6 +417,7 @@ impl Thread {
             None => unscripted_reply(text),
         };
         let mut entry = Entry::blank(message_id, now);
+        entry.settings = self.settings.clone();
         entry.transcript.push((Role::User, user_text));
         entry.phase = Phase::Running {
             segment,
@@ -447,6 +483,7 @@ impl Thread {
                             return;
                         }
                         self.close_step(index, step.status, &step.sources, end);
+                        self.credits_spent += step.credits;
                         self.entries[index].phase = Phase::Running {
                             segment,
                             index: step_index + 1,
@@ -837,6 +874,7 @@ impl Entry {
             past_requests: Vec::new(),
             step_open: false,
             checkpoint: 0,
+            settings: None,
         }
     }
 }
@@ -885,6 +923,7 @@ fn unscripted_reply(message: &str) -> Segment {
             duration: std::time::Duration::from_secs(5),
             sources: Vec::new(),
             status: StepEnd::Completed,
+            credits: 0,
         }],
         outcome: Outcome::Complete {
             text: format!(

@@ -14,9 +14,9 @@ use serde_json::{Map, Value, json};
 
 use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
-use super::thread::{InputKind, Phase, RequestKind, RequestState, Role, Thread};
+use super::thread::{InputKind, Phase, ProjectContext, RequestKind, RequestState, Role, Thread};
 use crate::scenario::{LoadedScenario, Refusal};
-use crate::world::{Account, CreditRefusal, Plan};
+use crate::world::{Account, AttachmentRefusal, CreditRefusal, CursorError, TaskSettings};
 
 /// Names of the tools, in `tools/list` order.
 pub const TOOL_NAMES: [&str; 12] = [
@@ -33,10 +33,6 @@ pub const TOOL_NAMES: [&str; 12] = [
     "projects_list",
     "create_attachment_upload",
 ];
-
-/// Largest attachment per plan, in bytes.
-const PAID_UPLOAD_LIMIT: u64 = 200 * 1024 * 1024;
-const FREE_UPLOAD_LIMIT: u64 = 25 * 1024 * 1024;
 
 fn attachment_urls() -> Value {
     json!({
@@ -442,7 +438,35 @@ async fn call_perplexity_computer(
         if let Some(refused) = before_send(ctx, &scenario, Some(0), key, None) {
             return refused;
         }
-        let thread = Thread::new(&ctx.account.id, scenario, engine.clock.now());
+        let mut thread = Thread::new(&ctx.account.id, scenario, engine.clock.now());
+        thread.settings = engine.world.task_settings(
+            &ctx.account,
+            args.str("mode"),
+            args.str("model"),
+            args.str("effort"),
+        );
+        if let Some(project) = args
+            .str("project_uuid")
+            .and_then(|uuid| ctx.account.projects.iter().find(|p| p.project_uuid == uuid))
+        {
+            let visibility = args.str("project_visibility").unwrap_or("private");
+            if visibility == "project" {
+                let others = |ids: &[String]| -> Vec<String> {
+                    ids.iter()
+                        .filter(|m| **m != ctx.account.id)
+                        .cloned()
+                        .collect()
+                };
+                thread.viewers = others(&project.members);
+                // Writes follow each member's role in the Project.
+                thread.writers = others(&project.writers);
+            }
+            thread.project = Some(ProjectContext {
+                name: project.name.clone(),
+                instructions: project.instructions.clone(),
+                visibility: visibility.to_owned(),
+            });
+        }
         let thread_id = engine.insert(thread);
         engine.world.spend(&ctx.account.id, 1);
         return engine
@@ -450,7 +474,18 @@ async fn call_perplexity_computer(
             .await;
     };
     let message = message.unwrap_or("Continue.");
-    send_follow_up(ctx, thread_id, message, &attachments, progress).await
+    // Naming a mode or a model switches the thread; naming neither keeps its settings.
+    let switch = (args.str("mode").is_some() || args.str("model").is_some())
+        .then(|| {
+            engine.world.task_settings(
+                &ctx.account,
+                args.str("mode"),
+                args.str("model"),
+                args.str("effort"),
+            )
+        })
+        .flatten();
+    send_follow_up(ctx, thread_id, message, &attachments, switch, progress).await
 }
 
 /// The credit check and send of a message on an existing thread.
@@ -459,6 +494,7 @@ async fn send_follow_up(
     thread_id: &str,
     message: &str,
     attachments: &[String],
+    switch: Option<TaskSettings>,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
     let engine = &ctx.engine;
@@ -477,6 +513,12 @@ async fn send_follow_up(
     let key = format!("{thread_id}:{}", turn.unwrap_or(usize::MAX));
     if let Some(refused) = before_send(ctx, &scenario, turn, key, Some(thread_id)) {
         return refused;
+    }
+    if let Some(settings) = switch {
+        // The thread was found a moment ago; if it vanished since, send_and_wait says so.
+        let _ = engine.with_thread(&ctx.account.id, thread_id, |thread, _| {
+            thread.settings = Some(settings);
+        });
     }
     engine.world.spend(&ctx.account.id, 1);
     engine
@@ -531,6 +573,14 @@ fn before_send(
             ),
             json!({"type": "insufficient_credits", "reason": "insufficient_credits", "billing_url": billing_url}),
         ),
+        CreditRefusal::SpendingLimit { limit } => (
+            format!(
+                "Your Perplexity account reached its spending limit of {limit} credits, so this \
+                 message was not sent. Adjust your spending limit or top up at {billing_url}, \
+                 then send the message again."
+            ),
+            json!({"type": "insufficient_credits", "reason": "insufficient_credits", "billing_url": billing_url}),
+        ),
         CreditRefusal::QuotaExhausted { reset } => {
             let reset = reset.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
             (
@@ -553,6 +603,7 @@ fn before_send(
         structured: false,
         is_error: false,
         links: Vec::new(),
+        meta: None,
     })
 }
 
@@ -971,7 +1022,7 @@ async fn notify_connected(
     };
     match decision {
         SignInDecision::SendMessage => {
-            send_follow_up(ctx, thread_id, message, &attachments, progress).await
+            send_follow_up(ctx, thread_id, message, &attachments, None, progress).await
         }
         SignInDecision::Refuse(problem) => ToolOutput::server_error(Some(thread_id), problem),
         SignInDecision::Answered | SignInDecision::AlreadyAnswered => {
@@ -1007,6 +1058,7 @@ async fn notify_connected(
                     structured: true,
                     is_error: false,
                     links: Vec::new(),
+                    meta: None,
                 },
                 Err(e) => e.into_output(),
             }
@@ -1079,7 +1131,7 @@ fn cancel_task(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
 fn read_thread(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     let result = ctx
         .engine
-        .with_thread(&ctx.account.id, args.thread_id(), |thread, rctx| {
+        .view_thread(&ctx.account.id, args.thread_id(), |thread, rctx| {
             // The scenario's `web_state_error` makes the first read fail, as a flaky load does.
             let fail =
                 thread.scenario.scenario.settings.web_state_error && thread.web_state_failures == 0;
@@ -1093,11 +1145,26 @@ fn read_thread(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
 
 fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     let entry_filter = args.str("entry_id");
+    let scope = format!(
+        "assets:{}:{}",
+        args.thread_id(),
+        entry_filter.unwrap_or_default()
+    );
+    let start = match page_start(ctx, args, &scope) {
+        Ok(start) => start,
+        Err(refused) => return refused,
+    };
     let result = ctx
         .engine
-        .with_thread(&ctx.account.id, args.thread_id(), |thread, _| {
+        .view_thread(&ctx.account.id, args.thread_id(), |thread, _| {
+            // Pages are cut from all of the thread's assets and then filtered, as the service
+            // does: a filtered page can be empty while next_cursor is not null.
+            let total = thread.assets.len();
+            let end = (start + ASSETS_PAGE).min(total);
             let assets: Vec<Value> = thread
                 .assets
+                .get(start.min(end)..end)
+                .unwrap_or_default()
                 .iter()
                 .filter(|a| entry_filter.is_none_or(|e| a.entry_id == e))
                 .map(|asset| {
@@ -1122,9 +1189,15 @@ fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
                     })
                 })
                 .collect();
-            ToolOutput::ok(json!({"assets": assets, "next_cursor": null}))
+            (assets, end, total)
         });
-    result.unwrap_or_else(|e| e.into_output())
+    match result {
+        Ok((assets, end, total)) => {
+            let next = next_cursor(ctx, &scope, end, total);
+            ToolOutput::ok(json!({"assets": assets, "next_cursor": next}))
+        }
+        Err(e) => e.into_output(),
+    }
 }
 
 fn create_asset_download(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
@@ -1148,10 +1221,55 @@ fn create_asset_download(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     }
 }
 
+/// Projects per `projects_list` page, as documented.
+const PROJECTS_PAGE: usize = 50;
+/// Assets per `list_thread_assets` page (undocumented; the filter applies within a page).
+const ASSETS_PAGE: usize = 20;
+
+/// The offset a `cursor` argument stands for (0 without one), or the error to answer.
+fn page_start(ctx: &CallContext, args: Args<'_>, scope: &str) -> Result<usize, ToolOutput> {
+    let Some(cursor) = args.str("cursor") else {
+        return Ok(0);
+    };
+    ctx.engine
+        .world
+        .resolve_cursor(&ctx.account.id, scope, cursor)
+        .map_err(|e| {
+            let why = match e {
+                CursorError::Unknown => "was not handed out by this server to this account",
+                CursorError::OtherQuery => "belongs to a listing with other arguments",
+            };
+            ToolOutput::server_error(
+                args.str("thread_id"),
+                format!(
+                    "Argument `cursor`: `{cursor}` {why}. Pass the next_cursor of the previous \
+                     page with the same arguments, or omit cursor to start from the first page."
+                ),
+            )
+        })
+}
+
+/// The `next_cursor` after a page that ended at `end` of `total`.
+fn next_cursor(ctx: &CallContext, scope: &str, end: usize, total: usize) -> Value {
+    if end < total {
+        ctx.engine
+            .world
+            .issue_cursor(&ctx.account.id, scope, end)
+            .into()
+    } else {
+        Value::Null
+    }
+}
+
 fn projects_list(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     let term = args.str("search_term").map(str::to_lowercase);
+    let scope = format!("projects:{}", term.as_deref().unwrap_or_default());
+    let start = match page_start(ctx, args, &scope) {
+        Ok(start) => start,
+        Err(refused) => return refused,
+    };
     let base = &ctx.engine.base_url;
-    let projects: Vec<Value> = ctx
+    let matching: Vec<&crate::world::Project> = ctx
         .account
         .projects
         .iter()
@@ -1163,13 +1281,20 @@ fn projects_list(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
                 })
             })
         })
+        .collect();
+    let end = (start + PROJECTS_PAGE).min(matching.len());
+    let projects: Vec<Value> = matching
+        .get(start..end)
+        .unwrap_or_default()
+        .iter()
         .map(|p| {
             let mut item = serde_json::to_value(p).unwrap_or_default();
             item["project_url"] = format!("{base}/_mock/projects/{}", p.project_uuid).into();
             item
         })
         .collect();
-    ToolOutput::ok(json!({"projects": projects, "next_cursor": null}))
+    let next = next_cursor(ctx, &scope, end, matching.len());
+    ToolOutput::ok(json!({"projects": projects, "next_cursor": next}))
 }
 
 fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
@@ -1180,10 +1305,6 @@ fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
         .get("size_bytes")
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    let limit = match ctx.account.plan {
-        Plan::Paid => PAID_UPLOAD_LIMIT,
-        Plan::Free => FREE_UPLOAD_LIMIT,
-    };
     let size = match u64::try_from(size) {
         Ok(size) if size > 0 => size,
         _ => {
@@ -1193,20 +1314,42 @@ fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
             );
         }
     };
-    if size > limit {
-        return ToolOutput::server_error(
-            None,
-            format!(
-                "The file is {size} bytes, over your plan's limit of {} MB per attachment.",
-                limit / (1024 * 1024)
-            ),
-        );
-    }
     if filename.contains('/') || filename.trim().is_empty() {
         return ToolOutput::server_error(
             None,
             "Argument `filename` must be a file name without slashes, such as `report.pdf`.",
         );
+    }
+    // Checked last, so a malformed request does not use up one of the plan's uploads.
+    match ctx
+        .engine
+        .world
+        .take_attachment(&ctx.account, size, ctx.engine.clock.now())
+    {
+        Ok(()) => {}
+        Err(AttachmentRefusal::TooLarge { limit }) => {
+            return ToolOutput::server_error(
+                None,
+                format!(
+                    "The file is {size} bytes, over your plan's limit of {} MB per attachment.",
+                    limit / (1024 * 1024)
+                ),
+            );
+        }
+        Err(AttachmentRefusal::LimitReached {
+            window,
+            limit,
+            next_at,
+        }) => {
+            return ToolOutput::server_error(
+                None,
+                format!(
+                    "Your plan allows {limit} attachments per {window}, and that limit is \
+                     reached. You can attach another file after {}, or upgrade your plan.",
+                    crate::clock::iso(next_at)
+                ),
+            );
+        }
     }
     let base = &ctx.engine.base_url;
     let key = format!("uploads/{}/{}", uuid::Uuid::new_v4(), filename);

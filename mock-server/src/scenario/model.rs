@@ -114,6 +114,9 @@ pub struct Step {
     /// `completed` (default) or `failed`.
     #[serde(default)]
     pub status: StepEnd,
+    /// Credits the step costs, taken from the account when it ends on the virtual clock.
+    #[serde(default)]
+    pub credits: i64,
 }
 
 fn default_step_type() -> String {

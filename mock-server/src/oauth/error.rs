@@ -1,0 +1,84 @@
+//! OAuth error answers (RFC 6749 §5.2, RFC 7591 §3.2.2): a JSON body with `error` and an
+//! `error_description` a person can act on.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// The registered OAuth error codes the mock answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Code {
+    /// A parameter is missing, repeated or malformed.
+    InvalidRequest,
+    /// Client authentication failed (unknown client, wrong secret, wrong method).
+    InvalidClient,
+    /// The code or refresh token is invalid, expired, used, or not this client's.
+    InvalidGrant,
+    /// The grant type is not one the mock supports.
+    UnsupportedGrantType,
+    /// A scope the mock does not offer.
+    InvalidScope,
+    /// A `resource` the mock does not protect, or not the one the grant was for (RFC 8707).
+    InvalidTarget,
+    /// A registration request with unusable metadata (RFC 7591).
+    InvalidClientMetadata,
+    /// A `redirect_uris` entry the mock cannot use (RFC 7591).
+    InvalidRedirectUri,
+}
+
+impl Code {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::InvalidClient => "invalid_client",
+            Self::InvalidGrant => "invalid_grant",
+            Self::UnsupportedGrantType => "unsupported_grant_type",
+            Self::InvalidScope => "invalid_scope",
+            Self::InvalidTarget => "invalid_target",
+            Self::InvalidClientMetadata => "invalid_client_metadata",
+            Self::InvalidRedirectUri => "invalid_redirect_uri",
+        }
+    }
+}
+
+/// An OAuth error with the sentence that explains it.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}: {description}", code.as_str())]
+pub(crate) struct OAuthError {
+    pub(crate) code: Code,
+    pub(crate) description: String,
+}
+
+impl OAuthError {
+    pub(crate) fn new(code: Code, description: impl Into<String>) -> Self {
+        Self {
+            code,
+            description: description.into(),
+        }
+    }
+}
+
+impl IntoResponse for OAuthError {
+    fn into_response(self) -> Response {
+        // RFC 6749 §5.2: invalid_client is a 401 when the client tried to authenticate.
+        let status = match self.code {
+            Code::InvalidClient => StatusCode::UNAUTHORIZED,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        let mut response = (
+            status,
+            Json(json!({"error": self.code.as_str(), "error_description": self.description})),
+        )
+            .into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        if self.code == Code::InvalidClient {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"perplexity-computer-mock\""),
+            );
+        }
+        response
+    }
+}

@@ -1,0 +1,285 @@
+//! What the authorization server remembers: registered clients, consent requests waiting on the
+//! page, authorization codes, access tokens and refresh tokens, all on the virtual clock.
+//!
+//! One lock guards it all, never held across an `.await`. Tokens are random and opaque; each
+//! names its account and resource, so a check is one lookup.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use chrono::{DateTime, Duration, Utc};
+use uuid::Uuid;
+
+/// How long an access token lives (virtual time); `expires_in` says the same.
+pub(crate) const ACCESS_TOKEN_TTL: Duration = Duration::hours(1);
+/// How long a refresh token lives if it is never used.
+pub(crate) const REFRESH_TOKEN_TTL: Duration = Duration::days(30);
+/// How long an authorization code can be exchanged (RFC 6749 recommends at most ten minutes).
+pub(crate) const CODE_TTL: Duration = Duration::minutes(10);
+/// How long the consent page waits for a click.
+pub(crate) const CONSENT_TTL: Duration = Duration::minutes(30);
+
+/// How a client authenticates at the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AuthMethod {
+    /// A public client: `client_id` only, PKCE protects the code.
+    None,
+    /// `client_id` and `client_secret` in the form body.
+    SecretPost,
+    /// `client_id:client_secret` in an HTTP Basic header.
+    SecretBasic,
+}
+
+impl AuthMethod {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
+        match text {
+            "none" => Some(Self::None),
+            "client_secret_post" => Some(Self::SecretPost),
+            "client_secret_basic" => Some(Self::SecretBasic),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::SecretPost => "client_secret_post",
+            Self::SecretBasic => "client_secret_basic",
+        }
+    }
+}
+
+/// A client registered through `/oauth/register`.
+#[derive(Debug, Clone)]
+pub(crate) struct Client {
+    pub(crate) client_id: String,
+    pub(crate) secret: Option<String>,
+    pub(crate) auth_method: AuthMethod,
+    pub(crate) redirect_uris: Vec<String>,
+    pub(crate) name: Option<String>,
+}
+
+/// An authorization request that passed every check and waits for the person's decision.
+#[derive(Debug, Clone)]
+pub(crate) struct Grant {
+    pub(crate) client_id: String,
+    pub(crate) redirect_uri: String,
+    /// Whether the request named `redirect_uri` (then the token request must repeat it).
+    pub(crate) redirect_uri_given: bool,
+    pub(crate) state: Option<String>,
+    pub(crate) code_challenge: String,
+    pub(crate) scope: String,
+    pub(crate) resource: String,
+}
+
+/// A consent page shown but not answered yet.
+#[derive(Debug, Clone)]
+struct Pending {
+    grant: Grant,
+    expires_at: DateTime<Utc>,
+}
+
+/// An issued authorization code.
+#[derive(Debug, Clone)]
+pub(crate) struct Code {
+    pub(crate) grant: Grant,
+    pub(crate) account: String,
+    pub(crate) expires_at: DateTime<Utc>,
+    /// Set once exchanged: the token family it produced, revoked if the code is replayed.
+    pub(crate) used_by_family: Option<String>,
+}
+
+/// An access token.
+#[derive(Debug, Clone)]
+pub(crate) struct AccessToken {
+    pub(crate) account: String,
+    pub(crate) resource: String,
+    pub(crate) expires_at: DateTime<Utc>,
+    pub(crate) family: String,
+    pub(crate) revoked: bool,
+}
+
+/// A refresh token; each use replaces it with a new one (rotation).
+#[derive(Debug, Clone)]
+pub(crate) struct RefreshToken {
+    pub(crate) client_id: String,
+    pub(crate) account: String,
+    pub(crate) scope: String,
+    pub(crate) resource: String,
+    pub(crate) expires_at: DateTime<Utc>,
+    pub(crate) family: String,
+    pub(crate) used: bool,
+    pub(crate) revoked: bool,
+}
+
+/// Tokens handed out by one exchange.
+#[derive(Debug, Clone)]
+pub(crate) struct Issued {
+    pub(crate) access_token: String,
+    pub(crate) refresh_token: String,
+    pub(crate) scope: String,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    clients: HashMap<String, Client>,
+    pending: HashMap<String, Pending>,
+    codes: HashMap<String, Code>,
+    access: HashMap<String, AccessToken>,
+    refresh: HashMap<String, RefreshToken>,
+}
+
+/// The authorization server's memory.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    inner: Mutex<Inner>,
+}
+
+fn random(prefix: &str) -> String {
+    format!("{prefix}{}", Uuid::new_v4().simple())
+}
+
+impl Store {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Registers a client and returns it with its new id (and secret, unless public).
+    pub(crate) fn register(
+        &self,
+        auth_method: AuthMethod,
+        redirect_uris: Vec<String>,
+        name: Option<String>,
+    ) -> Client {
+        let client = Client {
+            client_id: random("mock-client-"),
+            secret: (auth_method != AuthMethod::None).then(|| random("mock-secret-")),
+            auth_method,
+            redirect_uris,
+            name,
+        };
+        self.lock()
+            .clients
+            .insert(client.client_id.clone(), client.clone());
+        client
+    }
+
+    /// A registered client.
+    pub(crate) fn client(&self, client_id: &str) -> Option<Client> {
+        self.lock().clients.get(client_id).cloned()
+    }
+
+    /// Parks a checked authorization request until the person decides; returns its id.
+    pub(crate) fn park(&self, grant: Grant, now: DateTime<Utc>) -> String {
+        let id = random("consent-");
+        self.lock().pending.insert(
+            id.clone(),
+            Pending {
+                grant,
+                expires_at: now + CONSENT_TTL,
+            },
+        );
+        id
+    }
+
+    /// Takes a parked request (once): `None` if unknown, already answered, or expired.
+    pub(crate) fn take_pending(&self, id: &str, now: DateTime<Utc>) -> Option<Grant> {
+        let pending = self.lock().pending.remove(id)?;
+        (now < pending.expires_at).then_some(pending.grant)
+    }
+
+    /// Issues an authorization code for `account`.
+    pub(crate) fn issue_code(&self, grant: Grant, account: &str, now: DateTime<Utc>) -> String {
+        let code = random("mock-code-");
+        self.lock().codes.insert(
+            code.clone(),
+            Code {
+                grant,
+                account: account.to_owned(),
+                expires_at: now + CODE_TTL,
+                used_by_family: None,
+            },
+        );
+        code
+    }
+
+    /// Runs `f` on a code, under the lock, so checking and spending it is one step.
+    pub(crate) fn with_code<R>(&self, code: &str, f: impl FnOnce(Option<&mut Code>) -> R) -> R {
+        f(self.lock().codes.get_mut(code))
+    }
+
+    /// Revokes every token of a family (after a replayed code or a reused refresh token).
+    pub(crate) fn revoke_family(&self, family: &str) {
+        let mut inner = self.lock();
+        for token in inner.access.values_mut().filter(|t| t.family == family) {
+            token.revoked = true;
+        }
+        for token in inner.refresh.values_mut().filter(|t| t.family == family) {
+            token.revoked = true;
+        }
+    }
+
+    /// Mints an access token and a refresh token in `family`.
+    pub(crate) fn issue_tokens(
+        &self,
+        client_id: &str,
+        account: &str,
+        scope: &str,
+        resource: &str,
+        family: &str,
+        now: DateTime<Utc>,
+    ) -> Issued {
+        let access_token = random("mock-at-");
+        let refresh_token = random("mock-rt-");
+        let mut inner = self.lock();
+        inner.access.insert(
+            access_token.clone(),
+            AccessToken {
+                account: account.to_owned(),
+                resource: resource.to_owned(),
+                expires_at: now + ACCESS_TOKEN_TTL,
+                family: family.to_owned(),
+                revoked: false,
+            },
+        );
+        inner.refresh.insert(
+            refresh_token.clone(),
+            RefreshToken {
+                client_id: client_id.to_owned(),
+                account: account.to_owned(),
+                scope: scope.to_owned(),
+                resource: resource.to_owned(),
+                expires_at: now + REFRESH_TOKEN_TTL,
+                family: family.to_owned(),
+                used: false,
+                revoked: false,
+            },
+        );
+        Issued {
+            access_token,
+            refresh_token,
+            scope: scope.to_owned(),
+        }
+    }
+
+    /// A new token family id.
+    pub(crate) fn new_family() -> String {
+        random("family-")
+    }
+
+    /// Runs `f` on a refresh token under the lock, so checking and spending it is one step.
+    pub(crate) fn with_refresh<R>(
+        &self,
+        token: &str,
+        f: impl FnOnce(Option<&mut RefreshToken>) -> R,
+    ) -> R {
+        f(self.lock().refresh.get_mut(token))
+    }
+
+    /// An access token, if the mock issued it.
+    pub(crate) fn access_token(&self, token: &str) -> Option<AccessToken> {
+        self.lock().access.get(token).cloned()
+    }
+}
