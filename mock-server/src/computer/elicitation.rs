@@ -28,7 +28,7 @@ use super::engine::{Follow, ProgressSink};
 use super::jsonrpc::{INVALID_PARAMS, RpcError};
 use super::modern::{self, Envelope, MODERN_VERSION};
 use super::render::ToolOutput;
-use super::tasks::{question_schema, schema_problem};
+use super::tasks::{question_message, question_schema, schema_problem};
 use super::thread::RequestKind;
 use super::tools::{self, CallContext};
 use super::transport::{self, Runner, Session};
@@ -174,11 +174,7 @@ fn ask_for(
                         return None;
                     }
                     let schema = question_schema(questions);
-                    let message = questions
-                        .iter()
-                        .map(|q| q.question.clone())
-                        .collect::<Vec<_>>()
-                        .join("\n");
+                    let message = question_message(questions);
                     Some((
                         Ask::Questions {
                             request_id: request.id.clone(),

@@ -324,11 +324,7 @@ fn outstanding(
         let (prefix, asked, params) = match &request.kind {
             RequestKind::Question(questions) => {
                 let schema = question_schema(questions);
-                let message = questions
-                    .iter()
-                    .map(|q| q.question.clone())
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                let message = question_message(questions);
                 let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
                 ("answer", Asked::Questions(schema), params)
             }
@@ -384,6 +380,15 @@ fn outstanding(
         ));
     }
     out
+}
+
+/// The questions of one form, one per line, as the elicitation `message`.
+pub(crate) fn question_message(questions: &[crate::scenario::QuestionSpec]) -> String {
+    questions
+        .iter()
+        .map(|q| q.question.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A flat elicitation form for a set of questions.
