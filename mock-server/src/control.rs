@@ -136,6 +136,8 @@ async fn advance(State(app): State<AppState>, body: Bytes) -> Response {
 
 async fn reset(State(app): State<AppState>) -> axum::Json<Value> {
     app.engine().reset();
+    app.tasks().clear();
+    app.elicitations().clear();
     app.world().reset();
     app.journal().clear();
     axum::Json(json!({"reset": true}))

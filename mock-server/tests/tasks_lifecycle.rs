@@ -221,3 +221,20 @@ async fn the_extension_is_not_honoured_in_the_handshake_era() {
     let get = client.rpc("tasks/get", json!({"taskId": "anything"})).await;
     assert_eq!(get.body["error"]["code"], -32601, "{get:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_reset_forgets_tasks_along_with_their_threads() {
+    let mock = Mock::new();
+    let mut client = mock.modern("alice-dev-token").with_tasks();
+    let created = client
+        .start_task("#timeout-then-complete Summarize HN", None)
+        .await;
+    let task = task_id(&created);
+    assert_eq!(client.get_task(&task).await.status, 200);
+
+    let reset = mock.post_json("/_mock/reset", json!({})).await;
+    assert_eq!(reset.status, 200);
+
+    let forgotten = client.get_task(&task).await;
+    assert_eq!(forgotten.body["error"]["code"], -32602, "{forgotten:?}");
+}

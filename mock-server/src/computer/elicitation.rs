@@ -67,6 +67,12 @@ pub(crate) struct Elicitations {
 }
 
 impl Elicitations {
+    /// Forgets every pending in-call question (`POST /_mock/reset`): the threads they would
+    /// resume are gone, so a later answer or `requestState` is refused as unknown.
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
         self.pending
             .lock()
@@ -103,7 +109,7 @@ enum Ask {
 }
 
 impl AppState {
-    fn elicitations(&self) -> &Elicitations {
+    pub(crate) fn elicitations(&self) -> &Elicitations {
         &self.inner.elicitations
     }
 }

@@ -45,6 +45,16 @@ pub(crate) struct Tasks {
     tasks: Mutex<HashMap<String, Task>>,
 }
 
+impl Tasks {
+    /// Forgets every task (`POST /_mock/reset`); their threads are gone too.
+    pub(crate) fn clear(&self) {
+        self.tasks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Task {
     id: String,
@@ -78,7 +88,7 @@ impl Tasks {
 }
 
 impl AppState {
-    fn tasks(&self) -> &Tasks {
+    pub(crate) fn tasks(&self) -> &Tasks {
         &self.inner.tasks
     }
 }
