@@ -214,6 +214,34 @@ async fn a_sign_in_is_a_url_that_accept_does_not_complete_but_the_page_does() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn declining_a_sign_in_dismisses_it_and_the_task_goes_on_without_it() {
+    let mock = Mock::new();
+    let (mut client, task, state) = at_input(&mock, "#auth-required Summarize my Slack").await;
+    let key = input_key(&state, "sign-in:");
+    let thread = state["_meta"]["ai.perplexity/threadId"]
+        .as_str()
+        .expect("threadId")
+        .to_owned();
+
+    client
+        .update_task(&task, json!({key: {"action": "decline"}}))
+        .await;
+
+    let after = client.task(&task).await;
+    assert_eq!(
+        after["status"], "working",
+        "nothing is waiting any more: {after}"
+    );
+    let read = client
+        .call("read_thread", json!({"thread_id": thread}))
+        .await;
+    let auth_requests = &common::text_json(&read)["web_state"]["entries"][0]["auth_requests"];
+    assert_eq!(auth_requests, &json!([]), "a dismissed sign-in is left out");
+    mock.advance(Duration::from_secs(600));
+    assert_eq!(client.task(&task).await["status"], "completed");
+}
+
+#[tokio::test(start_paused = true)]
 async fn credits_running_out_is_a_url_and_a_top_up_continues_the_task() {
     let mock = Mock::new();
     let (mut client, task, state) =

@@ -24,7 +24,7 @@ use super::engine::CALL_WAIT;
 use super::jsonrpc::{self, INVALID_PARAMS, RpcError};
 use super::modern::{self, MODERN_VERSION};
 use super::render::{self, RenderContext, ToolOutput};
-use super::thread::{InputKind, Phase, RequestKind, Thread};
+use super::thread::{InputKind, Phase, RequestKind, RequestState, Thread};
 use super::tools::{self, CallContext};
 use crate::AppState;
 use crate::clock::{iso, to_chrono};
@@ -713,8 +713,18 @@ pub(crate) async fn update(app: AppState, account: Account, id: Value, params: V
             // A declined or cancelled question and a cancelled approval stay open: they are
             // asked again under a new key (keys are never reused).
             (Asked::Questions(_), _) | (Asked::Approval, _) => ask_again = true,
-            // URL requests: accept is consent to open the page (the user finishes there);
-            // decline dismisses it. Either way this task stops asking.
+            // URL requests: accept is consent to open the page (the user finishes there), so
+            // this task stops asking; decline dismisses a sign-in ("decline dismisses the
+            // sign-in"), which the thread drops from its auth_requests and stops waiting on.
+            // Other pages (forms, billing) have nothing to dismiss.
+            (Asked::Url, "decline") => {
+                let now = ctx.engine.clock.now();
+                let _ = ctx
+                    .engine
+                    .with_thread(&ctx.account.id, thread_id, |thread, _| {
+                        thread.resolve(request_id, RequestState::Dismissed, now);
+                    });
+            }
             (Asked::Url, _) => {}
         }
         let mut tasks = app.tasks().lock();

@@ -90,6 +90,8 @@ pub(crate) enum RequestState {
     Open,
     Answered,
     Denied,
+    /// The user dismissed a sign-in: the task goes on without that connector.
+    Dismissed,
     /// The user finished the sign-in on the page before telling Computer.
     CompletedOnPage,
 }
