@@ -178,3 +178,28 @@ async fn snapshot_elicitation_sign_in() {
     .await;
     snapshot("elicitation-sign-in", &seen, &[response], &result);
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_to_a_result_with_sources_returns_at_once_with_task_status_working() {
+    let mock = common::mock_with_scenario(&common::question_after_a_source());
+    let client = mock
+        .session_with(
+            "alice-dev-token",
+            "2025-11-25",
+            json!({"elicitation": {"form": {}}}),
+        )
+        .await;
+
+    let (_, result) = call_answering(
+        &client,
+        "#question-after-source Build the report",
+        false,
+        |_| json!({"action": "accept", "content": {"q1": "PDF"}}),
+    )
+    .await;
+
+    let result = text_json(&result);
+    assert_eq!(result["event"], "complete", "{result}");
+    assert_eq!(result["task_status"], "working");
+    assert_eq!(result["sources"][0]["url"], "https://example.com/q3");
+}

@@ -279,3 +279,37 @@ async fn credits_running_out_during_a_task_is_a_url_to_the_billing_page() {
     assert_eq!(result["resultType"], "complete", "{done:?}");
     assert_ne!(text_json(result)["event"], "insufficient_credits");
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_to_a_result_with_sources_returns_at_once_with_task_status_working() {
+    let mock = common::mock_with_scenario(&common::question_after_a_source());
+    let mut client = client(&mock, json!({"form": {}}));
+    let message = "#question-after-source Build the report";
+    let asked = first(&mut client, message).await;
+    let key = only_key(&asked);
+    let before = mock.now();
+
+    let answered = retry(
+        &mut client,
+        message,
+        &asked["requestState"],
+        json!({key: {"action": "accept", "content": {"q1": "PDF"}}}),
+    )
+    .await;
+
+    let result = text_json(&answered.body["result"]);
+    assert_eq!(result["event"], "complete", "{result}");
+    assert_eq!(result["task_status"], "working");
+    assert_eq!(result["sources"][0]["url"], "https://example.com/q3");
+    assert_eq!(
+        mock.now(),
+        before,
+        "the call did not wait for the rest of the task"
+    );
+    let thread = result["thread_id"].as_str().expect("thread_id").to_owned();
+    mock.advance(std::time::Duration::from_secs(60));
+    let read = client
+        .call("read_thread", json!({"thread_id": thread}))
+        .await;
+    assert_eq!(text_json(&read)["web_state"]["task_status"], "completed");
+}

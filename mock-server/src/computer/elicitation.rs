@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -24,10 +25,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use super::engine::{Follow, ProgressSink};
+use super::engine::{CALL_WAIT, Follow, ProgressSink};
 use super::jsonrpc::{INVALID_PARAMS, RpcError};
 use super::modern::{self, Envelope, MODERN_VERSION};
-use super::render::ToolOutput;
+use super::render::{FileLink, ToolOutput};
 use super::tasks::{question_message, question_schema, schema_problem};
 use super::thread::RequestKind;
 use super::tools::{self, CallContext};
@@ -84,7 +85,6 @@ impl Elicitations {
 struct Pending {
     account: String,
     tool: String,
-    thread_id: String,
     /// The event result the call would have returned, for declines.
     event: Value,
     key: String,
@@ -223,7 +223,6 @@ fn intercept(
     let Some((ask, params)) = ask_for(app, account, modes, output) else {
         return finished(output);
     };
-    let thread_id = output.body["thread_id"].as_str().unwrap_or("").to_owned();
     let prefix = match ask {
         Ask::Questions { .. } => "answer",
         Ask::Confirm { .. } => "confirm",
@@ -237,7 +236,6 @@ fn intercept(
         Pending {
             account: account.to_owned(),
             tool: tool.to_owned(),
-            thread_id,
             event: finished(output),
             key: key.clone(),
             ask,
@@ -374,7 +372,7 @@ pub(crate) async fn call(
         Box::pin(async move {
             let next = answer(
                 &ctx,
-                &pending.thread_id,
+                &pending.event["structuredContent"],
                 &pending.ask,
                 &action,
                 content,
@@ -395,12 +393,13 @@ pub(crate) async fn call(
 /// ran and what it answered, or `None` when the event should be returned as it was.
 async fn answer(
     ctx: &CallContext,
-    thread: &str,
+    asked: &Value,
     ask: &Ask,
     action: &str,
     content: Option<Value>,
     progress: Option<ProgressSink>,
 ) -> Option<(String, ToolOutput)> {
+    let thread = asked["thread_id"].as_str().unwrap_or("");
     let (tool, args) = match (ask, action) {
         (Ask::Questions { request_id, .. }, "accept") => (
             "answer_question",
@@ -436,8 +435,62 @@ async fn answer(
         ),
         _ => return None,
     };
-    let output = tools::call(ctx, tool, args, progress).await;
-    Some((tool.to_owned(), output))
+    let form = matches!(ask, Ask::Questions { .. } | Ask::Confirm { .. });
+    if !(form && carries_files_or_sources(asked)) {
+        let output = tools::call(ctx, tool, args, progress).await;
+        return Some((tool.to_owned(), output));
+    }
+    // "If the result also had files or sources, the call returns right after your answer with
+    // task_status: working and those files": answer without waiting, then hand them back.
+    let output = CALL_WAIT
+        .scope(Duration::ZERO, tools::call(ctx, tool, args, progress))
+        .await;
+    if output.body["event"] != "timeout" {
+        // The answer led straight to another checkpoint (say, a second question): return it.
+        return Some((tool.to_owned(), output));
+    }
+    Some((tool.to_owned(), continuing_with(asked)))
+}
+
+fn carries_files_or_sources(asked: &Value) -> bool {
+    ["files", "sources"].iter().any(|key| {
+        asked[*key]
+            .as_array()
+            .is_some_and(|items| !items.is_empty())
+    })
+}
+
+/// The result returned right after an answer when the asking result had files or sources.
+fn continuing_with(asked: &Value) -> ToolOutput {
+    let mut body = json!({
+        "thread_id": asked["thread_id"],
+        "event": "complete",
+        "text": "Your answer was sent and Computer is continuing this request. Use read_thread \
+                 to follow the rest of the task.",
+        "task_status": "working",
+    });
+    for key in ["sources", "files"] {
+        if carries_files_or_sources(&json!({key: asked[key]})) {
+            body[key] = asked[key].clone();
+        }
+    }
+    let links = asked["files"]
+        .as_array()
+        .map(|files| {
+            files
+                .iter()
+                .map(|file| FileLink {
+                    url: file["url"].as_str().unwrap_or_default().to_owned(),
+                    name: file["filename"].as_str().unwrap_or_default().to_owned(),
+                    mime_type: file["media_type"].as_str().map(str::to_owned),
+                    size: file["size_bytes"].as_u64(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut output = ToolOutput::ok(body);
+    output.links = links;
+    output
 }
 
 /// Whether the user finished a sign-in on its page (the request is no longer open).
@@ -568,8 +621,8 @@ pub(crate) async fn handshake_call(
                 {
                     break;
                 }
-                let thread = output.body["thread_id"].as_str().unwrap_or("").to_owned();
-                match answer(&ctx, &thread, &ask, &action, content, progress.clone()).await {
+                let asked = output.body.clone();
+                match answer(&ctx, &asked, &ask, &action, content, progress.clone()).await {
                     Some((_, next)) => output = next,
                     None => break,
                 }

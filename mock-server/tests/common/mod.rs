@@ -498,3 +498,27 @@ impl Client {
             .to_owned()
     }
 }
+
+/// A scenario that asks a question once a step has found a source: the in-call answer then
+/// returns at once with `task_status: working` (see the elicitation tests).
+pub fn question_after_a_source() -> Value {
+    json!({
+        "name": "question-after-source",
+        "description": "Asks a question once a source was found.",
+        "turns": [{
+            "steps": [{"title": "Reading the dashboard", "duration": "20s",
+                       "sources": [{"url": "https://example.com/q3", "title": "Q3 dashboard"}]}],
+            "outcome": {
+                "event": "ask_user_question",
+                "text": "Which format should I use?",
+                "interactions": [{"kind": "question", "questions": [
+                    {"id": "q1", "question": "Which format should I use?", "options": ["PDF", "DOCX"]}
+                ]}],
+                "then": {
+                    "steps": [{"title": "Writing the report", "duration": "30s"}],
+                    "outcome": {"event": "complete", "text": "Done."}
+                }
+            }
+        }]
+    })
+}
