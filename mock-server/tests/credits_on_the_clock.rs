@@ -83,3 +83,64 @@ async fn credits_spent_by_steps_count_toward_the_refusal_before_the_next_send() 
         .await;
     assert_eq!(refused["event"], "insufficient_credits", "{refused}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn steps_that_use_up_the_balance_stop_the_task_as_out_of_credits_until_a_top_up() {
+    let scenario = json!({
+        "name": "hungry",
+        "description": "Three steps that cost more than a free plan holds.",
+        "turns": [{
+            "steps": [
+                {"title": "Crawling", "type": "browse", "duration": "10m", "credits": 10},
+                {"title": "Extracting", "type": "run_code", "duration": "10m", "credits": 15},
+                {"title": "Writing", "type": "create_file", "duration": "10m", "credits": 5}
+            ],
+            "outcome": {"event": "complete", "text": "Done."}
+        }]
+    });
+    let mock = mock_with_scenario(&scenario);
+    let mut bob = mock.session("bob-dev-token").await;
+    let started = bob.start("#hungry Build the price list").await;
+    let thread = common::thread_id(&started);
+
+    // 25 credits: 1 for the message, 10 + 15 for the first two steps, nothing left for the third.
+    mock.advance(Duration::from_secs(30 * 60));
+    let stopped = bob.read(&thread).await;
+    assert_eq!(
+        stopped["web_state"]["task_status"], "input_required",
+        "{stopped}"
+    );
+    assert_eq!(mock.handle.world().credits("bob"), 0);
+    let steps = &stopped["web_state"]["entries"][0]["steps"];
+    assert!(
+        !steps.to_string().contains("Writing"),
+        "the third step never started: {steps}"
+    );
+
+    let refused = bob
+        .call_json(
+            "call_perplexity_computer",
+            json!({"thread_id": thread, "message": "Please continue"}),
+        )
+        .await;
+    assert_eq!(refused["event"], "insufficient_credits", "{refused}");
+    assert!(refused.get("thread_id").is_none());
+
+    mock.post_json("/_mock/accounts/bob/top-up", json!({}))
+        .await;
+    let resumed = bob
+        .call_json(
+            "call_perplexity_computer",
+            json!({"thread_id": thread, "message": "Topped up, please continue"}),
+        )
+        .await;
+    assert_eq!(resumed["thread_id"], thread.as_str());
+    mock.advance(Duration::from_secs(10 * 60));
+    let done = bob.read(&thread).await;
+    assert_eq!(done["web_state"]["task_status"], "completed", "{done}");
+    assert_eq!(
+        done["web_state"]["entries"].as_array().map(Vec::len),
+        Some(1),
+        "the same request went on"
+    );
+}

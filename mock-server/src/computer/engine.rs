@@ -192,6 +192,7 @@ impl Engine {
                     || (view && t.viewers.iter().any(|v| v == account))
             })
             .ok_or_else(|| ThreadError::NotFound(thread_id.to_owned()))?;
+        thread.credit_budget = Some(self.world.credits(&thread.owner));
         thread.advance(now);
         // Steps cost what the scenario says, billed as virtual time passes them.
         let spent = thread.take_credits_spent();
@@ -221,6 +222,7 @@ impl Engine {
         let result = {
             let mut threads = self.threads();
             let thread = threads.get_mut(thread_id)?;
+            thread.credit_budget = Some(self.world.credits(&thread.owner));
             thread.advance(now);
             f(thread)
         };

@@ -255,6 +255,9 @@ pub(crate) struct Thread {
     ran_out_of_credits: bool,
     /// Credits the steps that ended cost since the engine last billed them.
     credits_spent: i64,
+    /// Credits the owner had left when the engine last looked (`None`: unlimited). Steps that
+    /// use them up stop the request as out of credits before the next step.
+    pub(crate) credit_budget: Option<i64>,
     step_counter: u64,
 }
 
@@ -296,6 +299,7 @@ impl Thread {
             writers: Vec::new(),
             ran_out_of_credits: false,
             credits_spent: 0,
+            credit_budget: None,
             step_counter: 0,
         };
         let history = thread.scenario.scenario.history.clone();
@@ -486,6 +490,27 @@ impl Thread {
                         }
                         self.close_step(index, step.status, &step.sources, end);
                         self.credits_spent += step.credits;
+                        let more_to_do = step_index + 1 < segment.steps.len();
+                        if more_to_do
+                            && self
+                                .credit_budget
+                                .is_some_and(|left| self.credits_spent >= left)
+                        {
+                            // The balance is gone and work remains: Computer stops as out of
+                            // credits; a message after a top-up resumes with the next step.
+                            let rest = Segment {
+                                steps: segment.steps[step_index + 1..].to_vec(),
+                                outcome: segment.outcome,
+                            };
+                            let out_of_credits = Outcome::InsufficientCredits {
+                                text: "I ran out of credits before finishing. Top up, then \
+                                       continue this thread and I'll pick up where I stopped."
+                                    .to_owned(),
+                                then: Box::new(rest),
+                            };
+                            self.apply_outcome(index, out_of_credits, end);
+                            continue;
+                        }
                         self.entries[index].phase = Phase::Running {
                             segment,
                             index: step_index + 1,
