@@ -87,6 +87,8 @@ struct AccountSpec {
     connectors: Vec<Connector>,
     #[serde(default)]
     organization_policy: Option<OrganizationPolicy>,
+    #[serde(default)]
+    region: Option<String>,
 }
 
 /// What an account's organization forbids, on top of its plan.
@@ -123,6 +125,8 @@ pub struct Account {
     pub connectors: Vec<Connector>,
     /// What the account's organization forbids.
     pub organization_policy: OrganizationPolicy,
+    /// Where the account is served (`us`, `eu`, ...); `None` sees every region's models.
+    pub region: Option<String>,
     /// Projects the account can access, as `projects_list` shows them to it.
     pub projects: Vec<Project>,
 }
@@ -183,6 +187,9 @@ struct ModelSpec {
     efforts: Vec<String>,
     default_effort: String,
     plans: Vec<Plan>,
+    /// Regions the model is offered in; empty means everywhere.
+    #[serde(default)]
+    regions: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -313,6 +320,7 @@ impl WorldFixture {
                 quota_reset_date: spec.quota_reset_date,
                 connectors: spec.connectors.clone(),
                 organization_policy: spec.organization_policy.clone().unwrap_or_default(),
+                region: spec.region.clone(),
                 projects: self
                     .projects
                     .iter()
@@ -769,10 +777,19 @@ impl World {
     /// A model the account may use: its plan offers it and its organization allows it.
     fn model_offered(&self, account: &Account, id: &str) -> Option<&ModelSpec> {
         let blocked = &account.organization_policy.blocked_models;
-        self.fixture
-            .models
-            .iter()
-            .find(|m| m.id == id && m.plans.contains(&account.plan) && !blocked.contains(&m.id))
+        let in_region = |m: &ModelSpec| {
+            m.regions.is_empty()
+                || account
+                    .region
+                    .as_ref()
+                    .is_none_or(|region| m.regions.contains(region))
+        };
+        self.fixture.models.iter().find(|m| {
+            m.id == id
+                && m.plans.contains(&account.plan)
+                && !blocked.contains(&m.id)
+                && in_region(m)
+        })
     }
 
     /// A mode the account may use: its plan offers it and its model is allowed.

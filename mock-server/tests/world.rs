@@ -288,3 +288,48 @@ async fn the_control_api_shows_each_accounts_plan_balance_and_connectors() {
     );
     assert_eq!(bob["projects"].as_array().map(Vec::len), Some(2));
 }
+
+#[tokio::test(start_paused = true)]
+async fn models_offered_only_in_some_regions_are_left_out_elsewhere() {
+    let path = world_file("regions", |world| {
+        world["accounts"][0]["region"] = json!("eu");
+    });
+    let mock = Mock::with(MockServer::builder().world(path));
+    let mut alice = mock.session("alice-dev-token").await;
+
+    let offered = alice.call_json("models_list", json!({})).await;
+    let ids: Vec<&str> = offered["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert!(!ids.contains(&"gpt-5-1"), "gpt-5-1 is US-only: {ids:?}");
+    assert!(ids.contains(&"claude-opus-4-5"), "{ids:?}");
+    let modes: Vec<&str> = offered["modes"]
+        .as_array()
+        .expect("modes")
+        .iter()
+        .filter_map(|m| m["mode"].as_str())
+        .collect();
+    assert!(
+        !modes.contains(&"high"),
+        "the mode running gpt-5-1 goes too: {modes:?}"
+    );
+
+    let refused = alice
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "hi", "model": "gpt-5-1"}),
+        )
+        .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text(&text_json(&refused)).contains("gpt-5-1"), "{refused}");
+
+    let mut home = Mock::new().session("alice-dev-token").await;
+    let us = home.call_json("models_list", json!({})).await;
+    assert!(
+        us["models"].to_string().contains("gpt-5-1"),
+        "offered in the US"
+    );
+}
