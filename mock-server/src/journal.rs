@@ -216,8 +216,6 @@ impl std::fmt::Debug for Journal {
 
 /// Largest request body the mock accepts (uploads have their own, larger limit).
 pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
-/// Largest upload body (the paid plan's 200 MB plus multipart overhead).
-const UPLOAD_LIMIT: usize = 201 * 1024 * 1024;
 
 /// Middleware that records every exchange except reads of the journal itself.
 pub(crate) async fn record_exchange(
@@ -227,7 +225,6 @@ pub(crate) async fn record_exchange(
 ) -> axum::response::Response {
     use axum::body::Body;
     use axum::response::IntoResponse;
-    use futures::StreamExt;
     use http_body_util::BodyExt;
 
     let path = request.uri().path().to_owned();
@@ -239,8 +236,9 @@ pub(crate) async fn record_exchange(
     let virtual_time = clock.now();
     let real_time = Utc::now();
     let (parts, body) = request.into_parts();
+    // Upload bodies (up to 200 MB) stream straight to the upload endpoint, which checks their
+    // size as it reads: buffering them here too would hold every upload in memory twice.
     let is_upload = path == "/_mock/uploads";
-    let limit = if is_upload { UPLOAD_LIMIT } else { BODY_LIMIT };
     let mut exchange = Exchange {
         seq: 0,
         method: parts.method.to_string(),
@@ -256,6 +254,20 @@ pub(crate) async fn record_exchange(
         real_time,
         virtual_responded_at: virtual_time,
     };
+    if is_upload {
+        let length = parts
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        exchange.request_body = serde_json::json!({"multipart_bytes": length});
+        let ticket = journal.open(exchange.clone());
+        let response = next
+            .run(axum::extract::Request::from_parts(parts, body))
+            .await;
+        return finish(journal, clock, ticket, exchange, response).await;
+    }
+    let limit = BODY_LIMIT;
     let bytes = match http_body_util::Limited::new(body, limit).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
@@ -279,15 +291,26 @@ pub(crate) async fn record_exchange(
             return (http::StatusCode::PAYLOAD_TOO_LARGE, axum::Json(body)).into_response();
         }
     };
-    exchange.request_body = if is_upload {
-        serde_json::json!({"multipart_bytes": bytes.len()})
-    } else {
-        body_value(&bytes)
-    };
+    exchange.request_body = body_value(&bytes);
     let ticket = journal.open(exchange.clone());
     let response = next
         .run(axum::extract::Request::from_parts(parts, Body::from(bytes)))
         .await;
+    finish(journal, clock, ticket, exchange, response).await
+}
+
+/// Records the response head, then the body (or each SSE event as it is sent).
+async fn finish(
+    journal: Journal,
+    clock: crate::Clock,
+    ticket: Ticket,
+    mut exchange: Exchange,
+    response: axum::response::Response,
+) -> axum::response::Response {
+    use axum::body::Body;
+    use futures::StreamExt;
+    use http_body_util::BodyExt;
+
     let (parts, body) = response.into_parts();
     exchange.status = parts.status.as_u16();
     exchange.response_headers = headers_json(&parts.headers);
