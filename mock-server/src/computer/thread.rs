@@ -490,8 +490,11 @@ impl Thread {
                         }
                         self.close_step(index, step.status, &step.sources, end);
                         self.credits_spent += step.credits;
+                        // Only a step that costs credits can use the balance up, so free steps
+                        // of other threads go on even while the account is empty.
                         let more_to_do = step_index + 1 < segment.steps.len();
                         if more_to_do
+                            && step.credits > 0
                             && self
                                 .credit_budget
                                 .is_some_and(|left| self.credits_spent >= left)
