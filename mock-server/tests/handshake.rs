@@ -8,6 +8,12 @@ use http::{Request, StatusCode};
 use serde_json::{Value, json};
 
 const ALICE: &str = "Bearer alice-dev-token";
+/// The headers of a POST from a client that has no session yet.
+const JSON_REQUEST_AS_ALICE: [(&str, &str); 3] = [
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+    ("authorization", ALICE),
+];
 
 /// The headers of a later request on `session`, with `version` as MCP-Protocol-Version.
 fn session_headers<'a>(session: &'a str, version: &'a str) -> Vec<(&'a str, &'a str)> {
@@ -25,15 +31,8 @@ fn ping() -> String {
 }
 
 async fn initialize(mock: &Mock, version: &str) -> common::Reply {
-    mock.post_mcp(
-        &[
-            ("content-type", "application/json"),
-            ("accept", "application/json, text/event-stream"),
-            ("authorization", ALICE),
-        ],
-        initialize_body(version).to_string(),
-    )
-    .await
+    mock.post_mcp(&JSON_REQUEST_AS_ALICE, initialize_body(version).to_string())
+        .await
 }
 
 fn message(reply: &common::Reply) -> String {
@@ -75,16 +74,7 @@ async fn initialize_issues_a_session_id_that_later_requests_must_carry() {
     assert!(!session.is_empty());
     assert!(session.chars().all(|c| c.is_ascii_graphic()));
 
-    let without = mock
-        .post_mcp(
-            &[
-                ("content-type", "application/json"),
-                ("accept", "application/json, text/event-stream"),
-                ("authorization", ALICE),
-            ],
-            ping(),
-        )
-        .await;
+    let without = mock.post_mcp(&JSON_REQUEST_AS_ALICE, ping()).await;
     assert_eq!(without.status, StatusCode::BAD_REQUEST);
     assert!(
         message(&without).contains("Mcp-Session-Id header is required"),
@@ -396,11 +386,7 @@ async fn initialize_without_a_protocol_version_says_what_to_send() {
     let mock = Mock::new();
     let reply = mock
         .post_mcp(
-            &[
-                ("content-type", "application/json"),
-                ("accept", "application/json, text/event-stream"),
-                ("authorization", ALICE),
-            ],
+            &JSON_REQUEST_AS_ALICE,
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
                 .to_string(),
         )
