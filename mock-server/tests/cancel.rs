@@ -131,19 +131,7 @@ async fn a_follow_up_queued_behind_the_running_task_returns_cancelled_when_the_t
     let mut client = mock.session("alice-dev-token").await;
     let started = client.start("#cancel Build the product catalog").await;
     let thread = thread_id(&started);
-    let mut waiter = mock.session("alice-dev-token").await;
-    let follow_up = thread.clone();
-    let waiting = tokio::spawn(async move {
-        waiter
-            .call_json(
-                "call_perplexity_computer",
-                json!({"message": "Only the first 100 pages", "thread_id": follow_up}),
-            )
-            .await
-    });
-    for _ in 0..50 {
-        tokio::task::yield_now().await;
-    }
+    let waiting = common::follow_up_in_background(&mock, &thread, "Only the first 100 pages").await;
 
     let cancelled = client
         .call_json("cancel_task", json!({"thread_id": thread}))

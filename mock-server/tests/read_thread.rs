@@ -180,28 +180,11 @@ async fn a_message_sent_while_computer_is_busy_reads_queued() {
     let mut client = mock.session("alice-dev-token").await;
     let started = client.start("#cancel Build the product catalog").await;
     let thread = thread_id(&started);
-    let mut other = mock.session("alice-dev-token").await;
-    let follow_up = thread.clone();
-    let pending = tokio::spawn(async move {
-        other
-            .call_json(
-                "call_perplexity_computer",
-                json!({"message": "Also add prices", "thread_id": follow_up}),
-            )
-            .await
-    });
+    let pending = common::follow_up_in_background(&mock, &thread, "Also add prices").await;
 
-    let mut status = Value::Null;
-    for _ in 0..100 {
-        tokio::task::yield_now().await;
-        let read = client.read(&thread).await;
-        status = read["status"].clone();
-        if status == "queued" {
-            assert_eq!(read["web_state"]["thread_status"], "queued");
-            break;
-        }
-    }
-    assert_eq!(status, "queued");
+    let read = client.read(&thread).await;
+    assert_eq!(read["status"], "queued", "{read}");
+    assert_eq!(read["web_state"]["thread_status"], "queued");
     pending.abort();
 }
 

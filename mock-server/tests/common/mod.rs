@@ -522,3 +522,26 @@ pub fn question_after_a_source() -> Value {
         }]
     })
 }
+
+/// Sends a follow-up on `thread` from a second session of alice's, in the background, and returns
+/// once the mock has received it: the journal records a request on arrival, and on the test's
+/// single-threaded runtime the call has delivered its message by the time this resumes.
+pub async fn follow_up_in_background(
+    mock: &Mock,
+    thread: &str,
+    message: &str,
+) -> tokio::task::JoinHandle<Value> {
+    let mut other = mock.session("alice-dev-token").await;
+    let arguments = json!({"message": message, "thread_id": thread});
+    let handle =
+        tokio::spawn(async move { other.call_json("call_perplexity_computer", arguments).await });
+    let message = message.to_owned();
+    mock.handle
+        .journal()
+        .wait_for_within(Duration::from_secs(5), move |e| {
+            e.request_body["params"]["arguments"]["message"] == message.as_str()
+        })
+        .await
+        .expect("the follow-up reaches the mock");
+    handle
+}
