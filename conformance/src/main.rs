@@ -103,7 +103,11 @@ fn list() -> String {
     use std::fmt::Write as _;
     let mut out = String::from("Scenarios (suite computer):\n");
     for s in SCENARIOS {
-        let _ = writeln!(out, "  {:<34} {}", s.name, s.description);
+        let era = match s.era {
+            runner::Era::Handshake => "",
+            runner::Era::Modern => " [2026-07-28]",
+        };
+        let _ = writeln!(out, "  {:<34} {}{era}", s.name, s.description);
     }
     out.push_str("\nRules:\n");
     for r in rules::registry() {
@@ -113,7 +117,7 @@ fn list() -> String {
         };
         let _ = writeln!(out, "  {:<40} {:<6} {}", r.id, level, r.summary);
         let _ = writeln!(out, "      from: {} § {}", r.doc.document, r.doc.section);
-        let _ = writeln!(out, "      scenarios: {}", r.scenarios.join(", "));
+        let _ = writeln!(out, "      scenarios: {}", r.scenario_names().join(", "));
     }
     out.push_str("\nNot yet available (not checked, never passed):\n");
     for (family, reason) in UNAVAILABLE_FAMILIES {

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 
 use crate::error::ClientError;
 
+mod modern;
+
 const CPC: &str = "call_perplexity_computer";
 /// Polls of read_thread before the client gives up on a thread (real time: about 30 s).
 const MAX_POLLS: usize = 3000;
@@ -37,9 +39,10 @@ impl ClientOptions {
     pub fn from_env(url: String, break_rule: Option<String>) -> Result<Self, ClientError> {
         let user_url = std::env::var("CONFORMANCE_USER_URL")
             .map_err(|_| ClientError::MissingEnv("CONFORMANCE_USER_URL"))?;
-        // The reference client speaks the handshake era; the modern era is not offered yet.
+        // Either era, as the runner announces; anything else falls back to the handshake era.
         let protocol_version = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
             Ok(v) if mock_server::HANDSHAKE_VERSIONS.contains(&v.as_str()) => v,
+            Ok(v) if v == mock_server::MODERN_VERSION => v,
             _ => mock_server::LATEST_HANDSHAKE_VERSION.to_owned(),
         };
         Ok(Self {
@@ -54,6 +57,9 @@ impl ClientOptions {
 
 /// Runs the reference client to the end of the user's script.
 pub async fn run(options: ClientOptions) -> Result<(), ClientError> {
+    if options.protocol_version == mock_server::MODERN_VERSION {
+        return modern::run(options).await;
+    }
     let mut client = Client::new(options)?;
     client.initialize().await?;
     client.converse().await?;

@@ -8,7 +8,9 @@
 
 mod auth;
 mod credits;
+mod elicitation;
 mod interactive;
+mod tasks;
 mod thread;
 mod wire;
 
@@ -66,7 +68,8 @@ pub struct Rule {
     pub level: Level,
     /// The passage it comes from.
     pub doc: DocRef,
-    /// Scenarios that exercise it; `&["*"]` means every scenario of the suite.
+    /// Scenarios that exercise it: names, `*` (every scenario of the suite), or a group:
+    /// [`HANDSHAKE`], [`TASKS`] or [`ELICITATION`].
     pub scenarios: &'static [&'static str],
     /// The check.
     pub check: fn(&Transcript) -> Outcome,
@@ -75,20 +78,32 @@ pub struct Rule {
 impl Rule {
     /// Whether `scenario` exercises this rule.
     pub fn applies_to(&self, scenario: &str) -> bool {
-        self.scenarios.iter().any(|s| *s == "*" || *s == scenario)
+        self.scenarios.iter().any(|s| {
+            *s == "*"
+                || *s == scenario
+                || crate::runner::suite::find(scenario).is_some_and(|spec| spec.in_group(s))
+        })
+    }
+
+    /// The suite's scenarios that exercise this rule, in suite order.
+    pub fn scenario_names(&self) -> Vec<&'static str> {
+        crate::runner::SCENARIOS
+            .iter()
+            .map(|s| s.name)
+            .filter(|s| self.applies_to(s))
+            .collect()
     }
 }
 
+/// Every handshake-era scenario (`initialize`, a session).
+pub const HANDSHAKE: &str = "@handshake";
+/// Every scenario the client follows with MCP Tasks.
+pub const TASKS: &str = "@tasks";
+/// Every scenario the client follows with in-call elicitation (MRTR).
+pub const ELICITATION: &str = "@elicitation";
+
 /// Families of rules whose mock features have not landed yet: listed, never passed.
 pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[
-    (
-        "tasks",
-        "MCP Tasks (2026-07-28 era): extension declared on every request, exact taskId, pollIntervalMs, Mcp-Name, tasks/update keys, polling after update/cancel, ai.perplexity/threadId — the mock serves it; the suite has no rules or reference-client support for it yet",
-    ),
-    (
-        "elicitation",
-        "elicitation/create: declared modes only, content valid for requestedSchema, MRTR requestState echoed with a new id — the mock serves it; the suite has no rules or reference-client support for it yet",
-    ),
     (
         "agent",
         "the Agent API suite (`--suite agent`): responses, connectors, remote MCP tools, approvals — needs the Agent API mock; it runs no scenario yet",
@@ -107,6 +122,8 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(interactive::rules());
     rules.extend(auth::rules());
     rules.extend(credits::rules());
+    rules.extend(tasks::rules());
+    rules.extend(elicitation::rules());
     rules
 }
 
@@ -138,6 +155,8 @@ pub struct Rpc {
     pub method: Option<String>,
     /// Params.
     pub params: Value,
+    /// The JSON-RPC id (null for a notification).
+    pub id: Value,
     /// Request headers (lower-cased).
     pub headers: serde_json::Map<String, Value>,
     /// HTTP status.
@@ -146,6 +165,8 @@ pub struct Rpc {
     pub response_headers: serde_json::Map<String, Value>,
     /// The JSON-RPC response to this request (from the body or the SSE stream), or null.
     pub response: Value,
+    /// Wall-clock time the request arrived.
+    pub real_time: chrono::DateTime<chrono::Utc>,
 }
 
 impl Rpc {
@@ -258,11 +279,13 @@ impl Transcript {
             rpcs.push(Rpc {
                 seq: e.seq,
                 method,
+                id: id.unwrap_or(Value::Null),
                 params,
                 headers: e.request_headers.clone(),
                 status: e.status,
                 response_headers: e.response_headers.clone(),
                 response,
+                real_time: e.real_time,
             });
         }
         Self {
@@ -375,6 +398,10 @@ pub(crate) fn terminal(status: &str) -> bool {
 pub(crate) const COMPUTER_DOC: &str = "computer-mcp-server.txt";
 /// The MCP specification (lifecycle and transport), for [`DocRef::document`].
 pub(crate) const MCP_SPEC: &str = "MCP specification 2025-11-25";
+/// The MCP specification of the stateless era (MRTR, elicitation), for [`DocRef::document`].
+pub(crate) const MCP_SPEC_MODERN: &str = "MCP specification 2026-07-28 (mcp-wire.md)";
+/// The tasks extension (SEP-2663), for [`DocRef::document`].
+pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension SEP-2663 (mcp-wire.md)";
 
 #[cfg(test)]
 mod tests {

@@ -2,6 +2,7 @@
 //! target run through `sh -c` with the server URL as its last argument, then every rule that
 //! the scenario exercises checked over the journal and the user channel's log.
 
+pub mod fixtures;
 pub mod suite;
 pub mod user;
 
@@ -17,7 +18,8 @@ use tokio::io::AsyncReadExt;
 use crate::Error;
 use crate::report::{Check, Status};
 use crate::rules::{self, Outcome, Transcript};
-pub use suite::{SCENARIOS, ScenarioSpec};
+pub use fixtures::TASK_POLL_INTERVAL_MS;
+pub use suite::{Era, Flow, SCENARIOS, ScenarioSpec};
 pub use user::{USER_PATH, UserChannel};
 
 /// Protocol version the handshake-era scenarios announce.
@@ -216,6 +218,8 @@ pub struct Stage {
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
     server: tokio::task::JoinHandle<()>,
+    /// Fixture overrides the mock loaded (kept until the stage ends, then removed).
+    _overrides: Option<fixtures::Overrides>,
 }
 
 impl Stage {
@@ -226,10 +230,14 @@ impl Stage {
             .map_err(Error::Bind)?;
         let address = listener.local_addr().map_err(Error::Bind)?;
         let base_url = format!("http://{address}");
-        let (router, mock) = mock_server::MockServer::builder()
+        let overrides = fixtures::Overrides::write(spec.name, &address.port().to_string())?;
+        let mut builder = mock_server::MockServer::builder()
             .scenario(spec.name)
-            .time_scale(time_scale)
-            .router(&base_url)?;
+            .time_scale(time_scale);
+        if let Some(o) = &overrides {
+            builder = builder.fixtures(o.dir());
+        }
+        let (router, mock) = builder.router(&base_url)?;
         let user = UserChannel::new(spec.script(), mock.journal().clone());
         let app = router.merge(user.routes());
         let server = tokio::spawn(async move {
@@ -240,6 +248,7 @@ impl Stage {
             user,
             base_url,
             server,
+            _overrides: overrides,
         })
     }
 
@@ -253,13 +262,16 @@ impl Stage {
         let context = json!({
             "name": spec.name,
             "description": spec.description,
+            "era": spec.era.name(),
+            "protocol_version": spec.era.protocol_version(),
+            "flow": spec.flow.name(),
             "user": spec.script(),
         });
         vec![
             ("MCP_CONFORMANCE_SCENARIO", spec.name.to_owned()),
             (
                 "MCP_CONFORMANCE_PROTOCOL_VERSION",
-                PROTOCOL_VERSION.to_owned(),
+                spec.era.protocol_version().to_owned(),
             ),
             ("MCP_CONFORMANCE_CONTEXT", context.to_string()),
             (

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{COMPUTER_DOC, DocRef, Level, MCP_SPEC, Outcome, Rule, Transcript};
+use super::{COMPUTER_DOC, DocRef, HANDSHAKE, Level, MCP_SPEC, Outcome, Rule, Transcript};
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
@@ -16,7 +16,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Lifecycle: Initialization",
                 quote: "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations.",
             },
-            scenarios: &["*"],
+            scenarios: &[HANDSHAKE],
             check: initialized,
         },
         Rule {
@@ -28,7 +28,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Transports: Protocol Version Header",
                 quote: "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.",
             },
-            scenarios: &["*"],
+            scenarios: &[HANDSHAKE],
             check: protocol_version,
         },
         Rule {
@@ -40,7 +40,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Transports: Session Management",
                 quote: "If an Mcp-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the Mcp-Session-Id header on all of their subsequent HTTP requests.",
             },
-            scenarios: &["*"],
+            scenarios: &[HANDSHAKE],
             check: session_id,
         },
         Rule {

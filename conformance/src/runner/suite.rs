@@ -19,9 +19,75 @@ pub struct ScenarioSpec {
     pub confirm: &'static str,
     /// Whether the user asks to stop the running task (answered on `interrupt`).
     pub cancel: bool,
+    /// The protocol era the client speaks in this scenario.
+    pub era: Era,
+    /// How the client follows a request: plain tool calls, MCP Tasks, or in-call elicitation.
+    pub flow: Flow,
+}
+
+/// The MCP protocol era a scenario runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// `initialize`, a session, `MCP-Protocol-Version` 2025-11-25.
+    Handshake,
+    /// Stateless 2026-07-28: `_meta` envelope on every request, no session.
+    Modern,
+}
+
+impl Era {
+    /// The protocol version the runner announces in `MCP_CONFORMANCE_PROTOCOL_VERSION`.
+    pub fn protocol_version(self) -> &'static str {
+        match self {
+            Self::Handshake => super::PROTOCOL_VERSION,
+            Self::Modern => mock_server::MODERN_VERSION,
+        }
+    }
+
+    /// `handshake` or `modern`, as `MCP_CONFORMANCE_CONTEXT` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Handshake => "handshake",
+            Self::Modern => "modern",
+        }
+    }
+}
+
+/// How the client is expected to follow a request in a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Blocking tool calls, then the follow-up tools (`read_thread`, `answer_question`, ...).
+    Tools,
+    /// Declare `io.modelcontextprotocol/tasks`: the request becomes a task polled with `tasks/get`.
+    Tasks,
+    /// Declare `elicitation` (form and url) without the tasks extension: questions, approvals and
+    /// sign-ins come back in the call as `input_required` (MRTR) and the call is retried.
+    Elicitation,
+}
+
+impl Flow {
+    /// `tools`, `tasks` or `elicitation`, as `MCP_CONFORMANCE_CONTEXT` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Tasks => "tasks",
+            Self::Elicitation => "elicitation",
+        }
+    }
 }
 
 impl ScenarioSpec {
+    /// Whether this scenario belongs to a rule's scenario group (`@handshake`, `@modern`,
+    /// `@tasks`, `@elicitation`).
+    pub fn in_group(&self, group: &str) -> bool {
+        match group {
+            "@handshake" => self.era == Era::Handshake,
+            "@modern" => self.era == Era::Modern,
+            "@tasks" => self.flow == Flow::Tasks,
+            "@elicitation" => self.flow == Flow::Elicitation,
+            _ => false,
+        }
+    }
+
     /// The user's script, as the runner exposes it in `MCP_CONFORMANCE_CONTEXT`.
     pub fn script(&self) -> Value {
         json!({
@@ -48,6 +114,22 @@ const fn spec(
         answers: "{}",
         confirm: "approve",
         cancel: false,
+        era: Era::Handshake,
+        flow: Flow::Tools,
+    }
+}
+
+/// A 2026-07-28 scenario followed with `flow`.
+const fn modern(
+    name: &'static str,
+    flow: Flow,
+    description: &'static str,
+    messages: &'static [&'static str],
+) -> ScenarioSpec {
+    ScenarioSpec {
+        era: Era::Modern,
+        flow,
+        ..spec(name, description, messages)
     }
 }
 
@@ -134,6 +216,68 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
             &["Build a catalog of 500 product pages."],
         )
     },
+    // ---- 2026-07-28: MCP Tasks ----
+    ScenarioSpec {
+        answers: r#"{"q1": "PDF"}"#,
+        ..modern(
+            "task-question",
+            Flow::Tasks,
+            "a task asks which format to use; the answer goes back with tasks/update",
+            &["Write last quarter's sales report."],
+        )
+    },
+    modern(
+        "task-approval",
+        Flow::Tasks,
+        "a task asks before sending an email; the approval goes back with tasks/update",
+        &["Email me a summary of my unread messages."],
+    ),
+    modern(
+        "task-sign-in",
+        Flow::Tasks,
+        "a task needs a sign-in: a URL input request the user finishes on the page",
+        &["Email me a summary of my unread team chat messages."],
+    ),
+    modern(
+        "task-follow-up",
+        Flow::Tasks,
+        "a task, then a follow-up on the thread named in ai.perplexity/threadId",
+        &[
+            "Summarize the top 5 stories on the tech news front page right now.",
+            "Turn that into a PDF report.",
+        ],
+    ),
+    ScenarioSpec {
+        cancel: true,
+        ..modern(
+            "task-cancel",
+            Flow::Tasks,
+            "the user stops a long task: tasks/cancel only acknowledges, cancel_task stops it",
+            &["Build a catalog of 500 product pages."],
+        )
+    },
+    // ---- 2026-07-28: in-call elicitation (MRTR) ----
+    ScenarioSpec {
+        answers: r#"{"q1": "PDF"}"#,
+        ..modern(
+            "elicitation-question",
+            Flow::Elicitation,
+            "the format question comes back in the call as a form; the call is retried with the answer",
+            &["Write last quarter's sales report."],
+        )
+    },
+    modern(
+        "elicitation-confirm",
+        Flow::Elicitation,
+        "the email approval comes back in the call as a form without fields",
+        &["Email me a summary of my unread messages."],
+    ),
+    modern(
+        "elicitation-sign-in",
+        Flow::Elicitation,
+        "the sign-in comes back in the call as a URL the user finishes on",
+        &["Email me a summary of my unread team chat messages."],
+    ),
 ];
 
 /// The scenario with this name.

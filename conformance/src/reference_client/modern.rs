@@ -1,0 +1,662 @@
+//! The reference client in the stateless 2026-07-28 era: the `_meta` envelope and routing
+//! headers on every request, and either MCP Tasks (`tasks/get`, `tasks/update`, `cancel_task`)
+//! or in-call elicitation (MRTR retries), as `MCP_CONFORMANCE_CONTEXT.flow` says.
+//!
+//! Like the handshake client it follows every rule, and with `--break RULE_ID` breaks exactly
+//! that one, each time in a way that lets the rest of the scenario run on.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use super::ClientOptions;
+use crate::error::ClientError;
+
+const CPC: &str = "call_perplexity_computer";
+const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+const META_THREAD: &str = "ai.perplexity/threadId";
+/// Real time between read_thread polls after an in-call elicitation.
+const READ_EVERY: Duration = Duration::from_millis(10);
+/// Polls before the client gives up on a thread or a task.
+const MAX_POLLS: usize = 3000;
+
+/// How this client follows a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Tasks,
+    Elicitation,
+}
+
+/// Runs the modern-era reference client to the end of the user's script.
+pub(super) async fn run(options: ClientOptions) -> Result<(), ClientError> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let flow = match context.get("flow").and_then(Value::as_str) {
+        Some("elicitation") => Flow::Elicitation,
+        _ => Flow::Tasks,
+    };
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|source| ClientError::Http {
+            url: options.url.clone(),
+            source,
+        })?;
+    let mut client = Modern {
+        http,
+        options,
+        flow,
+        next_id: 1,
+    };
+    client.converse().await?;
+    client.user_post("done", json!({})).await?;
+    Ok(())
+}
+
+struct Modern {
+    http: reqwest::Client,
+    options: ClientOptions,
+    flow: Flow,
+    next_id: u64,
+}
+
+/// One JSON-RPC exchange: the id sent and the message that answered it.
+struct Answer {
+    id: u64,
+    message: Value,
+}
+
+impl Answer {
+    fn result(&self) -> Option<&Value> {
+        self.message.get("result")
+    }
+}
+
+fn http_error(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
+    move |source| ClientError::Http {
+        url: url.to_owned(),
+        source,
+    }
+}
+
+/// The JSON-RPC messages of a response body, JSON or SSE.
+fn messages(text: &str, is_sse: bool) -> Vec<Value> {
+    if !is_sse {
+        return serde_json::from_str(text).ok().into_iter().collect();
+    }
+    text.split("\n\n")
+        .filter_map(|frame| {
+            let data: Vec<&str> = frame
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            (!data.is_empty())
+                .then(|| serde_json::from_str(&data.join("\n")).ok())
+                .flatten()
+        })
+        .collect()
+}
+
+/// The task JSON of a tool result (structuredContent, else the first text block).
+fn task_json(result: &Value) -> Value {
+    if let Some(s) = result.get("structuredContent") {
+        return s.clone();
+    }
+    result
+        .pointer("/content/0/text")
+        .and_then(Value::as_str)
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or(Value::Null)
+}
+
+impl Modern {
+    fn breaks(&self, rule: &str) -> bool {
+        self.options.break_rule.as_deref() == Some(rule)
+    }
+
+    /// The client capabilities this request declares.
+    fn capabilities(&self, method: &str) -> Value {
+        match self.flow {
+            Flow::Tasks => {
+                let skip = method == "tasks/cancel" && self.breaks("tasks.extension.every-request");
+                if skip {
+                    json!({})
+                } else {
+                    json!({"extensions": {EXTENSION: {}}})
+                }
+            }
+            Flow::Elicitation => json!({"elicitation": {"form": {}, "url": {}}}),
+        }
+    }
+
+    /// Sends one request with the stateless envelope; `id` reuses a JSON-RPC id when given.
+    async fn send(
+        &mut self,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+        id: Option<u64>,
+    ) -> Result<Answer, ClientError> {
+        let id = id.unwrap_or_else(|| {
+            let id = self.next_id;
+            self.next_id += 1;
+            id
+        });
+        let version = self.options.protocol_version.clone();
+        params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!(version);
+        params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+        params["_meta"]["io.modelcontextprotocol/clientInfo"] =
+            json!({"name": "conformance-reference-client", "version": env!("CARGO_PKG_VERSION")});
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        if let Some(token) = &self.options.token
+            && let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}"))
+        {
+            headers.insert("authorization", v);
+        }
+        if let Ok(v) = HeaderValue::from_str(&version) {
+            headers.insert("mcp-protocol-version", v);
+        }
+        if let Ok(v) = HeaderValue::from_str(method) {
+            headers.insert("mcp-method", v);
+        }
+        let name = match method {
+            "tools/call" => params.get("name"),
+            m if m.starts_with("tasks/") => params.get("taskId"),
+            _ => None,
+        };
+        let omit_name = method == "tasks/cancel" && self.breaks("tasks.mcp-name");
+        if let Some(name) = name.and_then(Value::as_str)
+            && !omit_name
+            && let Ok(v) = HeaderValue::from_str(name)
+        {
+            headers.insert("mcp-name", v);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let url = self.options.url.clone();
+        let response = self
+            .http
+            .post(&url)
+            .headers(headers)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(http_error(&url))?;
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let status = response.status();
+        let text = response.text().await.map_err(http_error(&url))?;
+        let message = messages(&text, is_sse)
+            .into_iter()
+            .find(|m| m.get("id") == Some(&json!(id)))
+            .ok_or_else(|| ClientError::Protocol {
+                what: method.to_owned(),
+                detail: format!(
+                    "HTTP {status}: {}",
+                    text.chars().take(300).collect::<String>()
+                ),
+            })?;
+        Ok(Answer { id, message })
+    }
+
+    /// A request whose result the client needs.
+    async fn request(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let capabilities = self.capabilities(method);
+        let answer = self.send(method, params, capabilities, None).await?;
+        answer
+            .result()
+            .cloned()
+            .ok_or_else(|| ClientError::Protocol {
+                what: method.to_owned(),
+                detail: answer.message.to_string(),
+            })
+    }
+
+    fn call_params(&self, tool: &str, arguments: &Value) -> Value {
+        json!({"name": tool, "arguments": arguments,
+               "_meta": {"progressToken": format!("progress-{}", self.next_id)}})
+    }
+
+    // ---- the user channel ----
+
+    async fn user_get(&self, what: &str) -> Result<Option<Value>, ClientError> {
+        let url = format!("{}/{what}", self.options.user_url);
+        let response = self.http.get(&url).send().await.map_err(http_error(&url))?;
+        if response.status() == reqwest::StatusCode::NO_CONTENT {
+            return Ok(None);
+        }
+        Ok(Some(response.json().await.map_err(http_error(&url))?))
+    }
+
+    async fn user_post(&self, what: &str, body: Value) -> Result<Value, ClientError> {
+        let url = format!("{}/{what}", self.options.user_url);
+        let response = self
+            .http
+            .post(&url)
+            .json(&body)
+            .send()
+            .await
+            .map_err(http_error(&url))?;
+        if response.status() == reqwest::StatusCode::NO_CONTENT {
+            return Ok(Value::Null);
+        }
+        response.json().await.map_err(http_error(&url))
+    }
+
+    async fn show(&self, kind: &str, task: &Value) -> Result<(), ClientError> {
+        self.user_post(
+            "show",
+            json!({"kind": kind, "text": task.get("text"), "files": task.get("files"), "thread_id": task.get("thread_id")}),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Shows an `elicitation/create` request to the user and returns the `ElicitResult`.
+    async fn elicit(&self, request: &Value) -> Result<Value, ClientError> {
+        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        let message = params.get("message").cloned().unwrap_or(Value::Null);
+        if params.get("mode").and_then(Value::as_str) == Some("url") {
+            let url = params
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let answer = self
+                .user_post(
+                    "ask",
+                    json!({"kind": "url", "url": url, "message": message}),
+                )
+                .await?;
+            // A URL accept is consent to open the page: it carries no content.
+            return Ok(json!({"action": answer.get("action").cloned().unwrap_or(json!("cancel"))}));
+        }
+        let schema = params
+            .get("requestedSchema")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let has_fields = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        if !has_fields {
+            let answer = self
+                .user_post("ask", json!({"kind": "confirm", "message": message}))
+                .await?;
+            return Ok(
+                if answer.get("action").and_then(Value::as_str) == Some("accept") {
+                    json!({"action": "accept", "content": {}})
+                } else {
+                    json!({"action": "decline"})
+                },
+            );
+        }
+        let answer = self
+            .user_post(
+                "ask",
+                json!({"kind": "question", "message": message, "schema": schema}),
+            )
+            .await?;
+        Ok(
+            json!({"action": "accept", "content": answer.get("content").cloned().unwrap_or_else(|| json!({}))}),
+        )
+    }
+
+    // ---- the conversation ----
+
+    async fn converse(&mut self) -> Result<(), ClientError> {
+        let mut thread: Option<String> = None;
+        let mut last_task: Option<String> = None;
+        while let Some(next) = self.user_get("next-message").await? {
+            let Some(message) = next.get("message").and_then(Value::as_str) else {
+                continue;
+            };
+            let mut args = json!({"message": message});
+            if let Some(t) = &thread {
+                // Breaking the thread rule: the follow-up's thread "parsed" from the task id.
+                let parsed = last_task
+                    .as_deref()
+                    .filter(|_| self.breaks("tasks.thread-id.from-meta"))
+                    .map(|task| task.trim_start_matches("task-").to_owned());
+                args["thread_id"] = json!(parsed.unwrap_or_else(|| t.clone()));
+            }
+            let settled = match self.flow {
+                Flow::Tasks => self.follow_task(&args).await?,
+                Flow::Elicitation => self.follow_call(&args).await?,
+            };
+            if let Some((t, task)) = settled {
+                thread = Some(t);
+                last_task = task;
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts a request as a task and follows it to the end; returns (thread, task id).
+    async fn follow_task(
+        &mut self,
+        args: &Value,
+    ) -> Result<Option<(String, Option<String>)>, ClientError> {
+        let params = self.call_params(CPC, args);
+        let created = self.request("tools/call", params).await?;
+        if created.get("resultType").and_then(Value::as_str) != Some("task") {
+            // A request that could not start comes back as a regular tool result.
+            let task = task_json(&created);
+            self.show("error", &task).await?;
+            return Ok(task
+                .get("thread_id")
+                .and_then(Value::as_str)
+                .map(|t| (t.to_owned(), None)));
+        }
+        let Some(task_id) = created
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return Err(ClientError::Protocol {
+                what: "tools/call".into(),
+                detail: format!("a task result without taskId: {created}"),
+            });
+        };
+        let mut thread = created
+            .pointer("/_meta")
+            .and_then(|m| m.get(META_THREAD))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut interval = created.get("pollIntervalMs").and_then(Value::as_u64);
+        let mut answered: BTreeSet<String> = BTreeSet::new();
+        let mut stopping = false;
+        let mut misread = self.breaks("tasks.task-id.exact");
+        let mut invalid_once = self.breaks("tasks.update.input-responses");
+        let mut first_poll = true;
+        for _ in 0..MAX_POLLS {
+            self.wait(interval, first_poll).await;
+            first_poll = false;
+            if misread {
+                // Breaking the task-id rule: a poll with an id "parsed" from the real one.
+                misread = false;
+                let parsed = task_id.trim_start_matches("task-").to_owned();
+                let capabilities = self.capabilities("tasks/get");
+                self.send("tasks/get", json!({"taskId": parsed}), capabilities, None)
+                    .await?;
+            }
+            let state = self
+                .request("tasks/get", json!({"taskId": task_id}))
+                .await?;
+            interval = state
+                .get("pollIntervalMs")
+                .and_then(Value::as_u64)
+                .or(interval);
+            if let Some(t) = state
+                .pointer("/_meta")
+                .and_then(|m| m.get(META_THREAD))
+                .and_then(Value::as_str)
+            {
+                thread = Some(t.to_owned());
+            }
+            let status = state.get("status").and_then(Value::as_str).unwrap_or("");
+            match status {
+                "completed" | "failed" | "cancelled" => {
+                    let result = state.get("result").map(task_json).unwrap_or(Value::Null);
+                    let kind = if status == "completed"
+                        && state.pointer("/result/isError") != Some(&json!(true))
+                    {
+                        "final"
+                    } else {
+                        "error"
+                    };
+                    self.show(kind, &result).await?;
+                    if self.breaks("tasks.no-result-or-list") {
+                        let capabilities = self.capabilities("tasks/result");
+                        self.send(
+                            "tasks/result",
+                            json!({"taskId": task_id}),
+                            capabilities,
+                            None,
+                        )
+                        .await?;
+                    }
+                    return Ok(thread.map(|t| (t, Some(task_id))));
+                }
+                "input_required" => {
+                    let requests = state
+                        .get("inputRequests")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    let mut responses = Map::new();
+                    for (key, request) in &requests {
+                        if answered.contains(key) {
+                            continue;
+                        }
+                        responses.insert(key.clone(), self.elicit(request).await?);
+                    }
+                    if responses.is_empty() {
+                        continue;
+                    }
+                    if invalid_once {
+                        // Breaking the update rule: first an answer with a field the form lacks.
+                        invalid_once = false;
+                        let mut bad = responses.clone();
+                        for response in bad.values_mut() {
+                            response["action"] = json!("accept");
+                            response["content"]["not-a-field"] = json!("x");
+                        }
+                        self.update(&task_id, bad).await?;
+                    }
+                    answered.extend(responses.keys().cloned());
+                    self.update(&task_id, responses).await?;
+                    if self.breaks("tasks.poll.after-ack") {
+                        // The acknowledgement taken for the answer: the client stops following.
+                        self.show("final", &json!({"text": "Answer sent."})).await?;
+                        return Ok(thread.map(|t| (t, Some(task_id))));
+                    }
+                }
+                _ => {
+                    if !stopping && self.user_get("interrupt").await?.is_some() {
+                        stopping = true;
+                        self.stop(&task_id, thread.as_deref()).await?;
+                    }
+                }
+            }
+        }
+        Err(ClientError::Protocol {
+            what: "tasks/get".into(),
+            detail: format!("task {task_id} was not finished after {MAX_POLLS} polls"),
+        })
+    }
+
+    /// Waits `pollIntervalMs` (or a share of it, when breaking a polling rule).
+    async fn wait(&self, interval: Option<u64>, first_poll: bool) {
+        // Far too early: the first poll at once (later gaps could stretch into the "slightly
+        // early" band while the client talks to the user, which is the other rule's business).
+        let share = if self.breaks("tasks.poll.far-too-early") {
+            if first_poll { 0.0 } else { 1.0 }
+        } else if self.breaks("tasks.poll.interval") {
+            0.7
+        } else {
+            1.0
+        };
+        let ms = interval.unwrap_or(5_000) as f64 * share;
+        tokio::time::sleep(Duration::from_secs_f64(ms / 1000.0)).await;
+    }
+
+    async fn update(
+        &mut self,
+        task_id: &str,
+        responses: Map<String, Value>,
+    ) -> Result<(), ClientError> {
+        let capabilities = self.capabilities("tasks/update");
+        // The answer is an acknowledgement (or a refusal): either way, polling tells what
+        // happened, so the message itself is not needed.
+        self.send(
+            "tasks/update",
+            json!({"taskId": task_id, "inputResponses": responses}),
+            capabilities,
+            None,
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// The user wants the task stopped: tasks/cancel (an acknowledgement), then cancel_task on
+    /// the thread, which really stops Computer; polling then confirms `cancelled`.
+    async fn stop(&mut self, task_id: &str, thread: Option<&str>) -> Result<(), ClientError> {
+        let capabilities = self.capabilities("tasks/cancel");
+        self.send(
+            "tasks/cancel",
+            json!({"taskId": task_id}),
+            capabilities,
+            None,
+        )
+        .await?;
+        if self.breaks("tasks.cancel.cancel-task") {
+            return Ok(());
+        }
+        if let Some(thread) = thread {
+            let params = self.call_params("cancel_task", &json!({"thread_id": thread}));
+            self.request("tools/call", params).await?;
+        }
+        Ok(())
+    }
+
+    /// Calls a tool with in-call elicitation, answering each `input_required` by retrying the
+    /// call; then follows the thread to the end. Returns (thread, no task).
+    async fn follow_call(
+        &mut self,
+        args: &Value,
+    ) -> Result<Option<(String, Option<String>)>, ClientError> {
+        let params = self.call_params(CPC, args);
+        let capabilities = self.capabilities("tools/call");
+        let mut answer = self
+            .send("tools/call", params.clone(), capabilities.clone(), None)
+            .await?;
+        let mut invalid_once = self.breaks("elicitation.content.schema");
+        for _ in 0..MAX_POLLS {
+            let Some(result) = answer.result().cloned() else {
+                return Err(ClientError::Protocol {
+                    what: "tools/call".into(),
+                    detail: answer.message.to_string(),
+                });
+            };
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return self.finish(&task_json(&result)).await;
+            }
+            let requests = result
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let mut responses = Map::new();
+            let mut url_asked = false;
+            for (key, request) in &requests {
+                url_asked |= request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
+                responses.insert(key.clone(), self.elicit(request).await?);
+            }
+            // The same call, with a progress token of its own (the first one's request ended).
+            let mut retry = params.clone();
+            retry["_meta"]["progressToken"] = json!(format!("progress-{}", self.next_id));
+            retry["inputResponses"] = Value::Object(responses.clone());
+            if let Some(state) = result.get("requestState") {
+                retry["requestState"] = state.clone();
+            }
+            let mut retry_capabilities = capabilities.clone();
+            if url_asked && self.breaks("elicitation.modes.declared") {
+                // Breaking the modes rule: the retry answers a URL request declaring form only.
+                retry_capabilities = json!({"elicitation": {"form": {}}});
+            }
+            let asks_fields = requests.values().any(|r| {
+                r.pointer("/params/requestedSchema/properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| !p.is_empty())
+            });
+            if invalid_once && asks_fields {
+                // Breaking the content rule: first an answer with a field the form lacks (on a
+                // form with fields, which the server checks and refuses, so the state stays
+                // usable for the real answer).
+                invalid_once = false;
+                let mut bad = retry.clone();
+                bad["_meta"]["progressToken"] = json!(format!("progress-bad-{}", self.next_id));
+                if let Some(all) = bad["inputResponses"].as_object_mut() {
+                    for response in all.values_mut() {
+                        if response.get("content").is_some() {
+                            response["content"]["not-a-field"] = json!("x");
+                        }
+                    }
+                }
+                self.send("tools/call", bad, retry_capabilities.clone(), None)
+                    .await?;
+            }
+            // Breaking the MRTR rule: the retry reuses the original JSON-RPC id.
+            let reuse = self
+                .breaks("elicitation.mrtr.request-state")
+                .then_some(answer.id);
+            answer = self
+                .send("tools/call", retry, retry_capabilities, reuse)
+                .await?;
+        }
+        Err(ClientError::Protocol {
+            what: "tools/call".into(),
+            detail: "the call kept asking for input".into(),
+        })
+    }
+
+    /// Shows a finished result, or follows a still-running thread with read_thread first.
+    async fn finish(
+        &mut self,
+        task: &Value,
+    ) -> Result<Option<(String, Option<String>)>, ClientError> {
+        let Some(thread) = task
+            .get("thread_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            self.show("error", task).await?;
+            return Ok(None);
+        };
+        let mut status = task
+            .get("task_status")
+            .and_then(Value::as_str)
+            .unwrap_or("working")
+            .to_owned();
+        let mut last = task.clone();
+        let mut polls = 0;
+        while !crate::rules::terminal(&status) && status != "input_required" {
+            polls += 1;
+            if polls > MAX_POLLS {
+                return Err(ClientError::Protocol {
+                    what: "read_thread".into(),
+                    detail: format!("thread {thread} was still {status} after {MAX_POLLS} polls"),
+                });
+            }
+            tokio::time::sleep(READ_EVERY).await;
+            let params = self.call_params("read_thread", &json!({"thread_id": thread}));
+            let read = task_json(&self.request("tools/call", params).await?);
+            status = read
+                .pointer("/web_state/task_status")
+                .and_then(Value::as_str)
+                .unwrap_or("working")
+                .to_owned();
+            last = read;
+        }
+        let kind = if status == "completed" {
+            "final"
+        } else {
+            "error"
+        };
+        self.show(kind, &last).await?;
+        Ok(Some((thread, None)))
+    }
+}

@@ -1,0 +1,386 @@
+//! In-call elicitation in the 2026-07-28 era (MRTR): only declared modes, accepted content that
+//! fits `requestedSchema`, and retries that echo `requestState` with a new request id.
+
+use serde_json::{Map, Value};
+
+use super::{
+    COMPUTER_DOC, DocRef, ELICITATION, Level, MCP_SPEC_MODERN, Outcome, Rpc, Rule, Transcript,
+};
+
+const CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule {
+            id: "elicitation.modes.declared",
+            summary: "only elicitation modes the request declared are answered; a URL accept carries no content",
+            level: Level::Must,
+            doc: DocRef {
+                document: MCP_SPEC_MODERN,
+                section: "Client Features: Elicitation (capabilities, modes)",
+                quote: "Servers MUST NOT send undeclared modes; the client answers an undeclared mode with -32602. [...] `content` appears only for form `accept`.",
+            },
+            scenarios: &[ELICITATION],
+            check: modes_declared,
+        },
+        Rule {
+            id: "elicitation.content.schema",
+            summary: "accepted form content satisfies requestedSchema (fields, types, choices, required)",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "call_perplexity_computer (elicitation) / Answer questions and approvals",
+                quote: "Form mode: ask_user_question and confirm_action are asked as a form. [...] For forms, build the fields from params.requestedSchema. [...] `accept` with values that match the schema sends the answers.",
+            },
+            scenarios: &["elicitation-question", "elicitation-confirm"],
+            check: content_schema,
+        },
+        Rule {
+            id: "elicitation.mrtr.request-state",
+            summary: "an input_required call is retried with the same call, a new JSON-RPC id and requestState echoed exactly",
+            level: Level::Must,
+            doc: DocRef {
+                document: MCP_SPEC_MODERN,
+                section: "Multi Round-Trip Requests",
+                quote: "The client retries the original request with a new JSON-RPC id, adding params.inputResponses (same keys) and params.requestState. requestState is echoed exactly, and omitted if it was absent.",
+            },
+            scenarios: &[ELICITATION],
+            check: request_state,
+        },
+    ]
+}
+
+/// A `tools/call` answered `resultType: "input_required"`, and the retry that answered it.
+struct Round<'a> {
+    asked: &'a Rpc,
+    retry: Option<&'a Rpc>,
+}
+
+fn is_input_required(r: &Rpc) -> bool {
+    r.method.as_deref() == Some("tools/call")
+        && r.response
+            .pointer("/result/resultType")
+            .and_then(Value::as_str)
+            == Some("input_required")
+}
+
+fn is_retry(r: &Rpc) -> bool {
+    r.method.as_deref() == Some("tools/call")
+        && (r.params.get("inputResponses").is_some() || r.params.get("requestState").is_some())
+}
+
+/// Every MRTR round, each with the first later retry of the same tool.
+fn rounds(t: &Transcript) -> Vec<Round<'_>> {
+    t.rpcs
+        .iter()
+        .filter(|r| is_input_required(r))
+        .map(|asked| {
+            let tool = asked.params.get("name");
+            let retry = t
+                .rpcs
+                .iter()
+                .find(|r| r.seq > asked.seq && is_retry(r) && r.params.get("name") == tool);
+            Round { asked, retry }
+        })
+        .collect()
+}
+
+fn no_round() -> Outcome {
+    Outcome::Unobserved(
+        "no call came back `input_required`: declare `elicitation` ({\"form\": {}, \"url\": {}}) \
+         in _meta[\"io.modelcontextprotocol/clientCapabilities\"] and leave out the tasks extension"
+            .into(),
+    )
+}
+
+/// The modes a request declared (`elicitation: {}` means form only).
+pub(crate) fn declared_modes(r: &Rpc) -> Vec<&'static str> {
+    let Some(elicitation) = r
+        .params
+        .pointer("/_meta")
+        .and_then(|m| m.get(CAPABILITIES))
+        .and_then(|c| c.get("elicitation"))
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    if elicitation.is_empty() {
+        return vec!["form"];
+    }
+    ["form", "url"]
+        .into_iter()
+        .filter(|m| elicitation.contains_key(*m))
+        .collect()
+}
+
+/// The mode of an `elicitation/create` request (no `mode` means form).
+pub(crate) fn mode_of(request: &Value) -> &str {
+    request
+        .pointer("/params/mode")
+        .and_then(Value::as_str)
+        .unwrap_or("form")
+}
+
+fn responses(r: &Rpc) -> Option<&Map<String, Value>> {
+    r.params.get("inputResponses").and_then(Value::as_object)
+}
+
+fn modes_declared(t: &Transcript) -> Outcome {
+    let rounds = rounds(t);
+    if rounds.is_empty() {
+        return no_round();
+    }
+    let mut answered = 0;
+    for round in &rounds {
+        let Some(retry) = round.retry else { continue };
+        let Some(responses) = responses(retry) else {
+            continue;
+        };
+        for (key, response) in responses {
+            let Some(request) = round
+                .asked
+                .response
+                .pointer("/result/inputRequests")
+                .and_then(|i| i.get(key))
+            else {
+                continue;
+            };
+            answered += 1;
+            let mode = mode_of(request);
+            for (which, r) in [("the asking call", round.asked), ("the retry", retry)] {
+                let modes = declared_modes(r);
+                if !modes.contains(&mode) {
+                    return Outcome::Violated {
+                        message: format!(
+                            "#{} answered `{key}`, a {mode}-mode request, but {which} (#{}) declared elicitation modes {modes:?}",
+                            retry.seq, r.seq
+                        ),
+                        evidence: vec![round.asked.seq, retry.seq],
+                    };
+                }
+            }
+            if mode == "url"
+                && response.get("action").and_then(Value::as_str) == Some("accept")
+                && response.get("content").is_some()
+            {
+                return Outcome::Violated {
+                    message: format!(
+                        "#{} accepted the URL request `{key}` with `content`: a URL accept is consent to open the page and carries none",
+                        retry.seq
+                    ),
+                    evidence: vec![round.asked.seq, retry.seq],
+                };
+            }
+        }
+    }
+    if answered == 0 {
+        return Outcome::Unobserved(
+            "no retry answered an input request with inputResponses".into(),
+        );
+    }
+    Outcome::Pass(format!(
+        "{answered} elicitation answer(s), each in a mode the request declared"
+    ))
+}
+
+fn content_schema(t: &Transcript) -> Outcome {
+    let rounds = rounds(t);
+    if rounds.is_empty() {
+        return no_round();
+    }
+    let mut accepted = 0;
+    for round in &rounds {
+        let Some(retry) = round.retry else { continue };
+        for (key, response) in responses(retry).into_iter().flatten() {
+            let Some(request) = round
+                .asked
+                .response
+                .pointer("/result/inputRequests")
+                .and_then(|i| i.get(key))
+            else {
+                continue;
+            };
+            if mode_of(request) != "form"
+                || response.get("action").and_then(Value::as_str) != Some("accept")
+            {
+                continue;
+            }
+            accepted += 1;
+            let schema = request
+                .pointer("/params/requestedSchema")
+                .unwrap_or(&Value::Null);
+            if let Some(problem) = schema_problem(schema, response.get("content")) {
+                return Outcome::Violated {
+                    message: format!(
+                        "#{} accepted `{key}` with content {} that does not fit requestedSchema: {problem}",
+                        retry.seq,
+                        response.get("content").unwrap_or(&Value::Null)
+                    ),
+                    evidence: vec![round.asked.seq, retry.seq],
+                };
+            }
+        }
+    }
+    if accepted == 0 {
+        return Outcome::Unobserved("no retry accepted a form".into());
+    }
+    Outcome::Pass(format!(
+        "{accepted} accepted form(s), each valid for its requestedSchema"
+    ))
+}
+
+fn request_state(t: &Transcript) -> Outcome {
+    let rounds = rounds(t);
+    if rounds.is_empty() {
+        return no_round();
+    }
+    for round in &rounds {
+        let asked = round.asked;
+        let Some(retry) = round.retry else {
+            return Outcome::Violated {
+                message: format!(
+                    "the input_required result of #{} was never answered by retrying the call",
+                    asked.seq
+                ),
+                evidence: vec![asked.seq],
+            };
+        };
+        let expected = asked.response.pointer("/result/requestState");
+        let echoed = retry.params.get("requestState");
+        let problem = if echoed != expected {
+            Some(format!(
+                "requestState {} is not the {} the server returned",
+                echoed.map_or("(absent)".to_owned(), Value::to_string),
+                expected.map_or("(absent)".to_owned(), Value::to_string)
+            ))
+        } else if let Some(earlier) = t
+            .rpcs
+            .iter()
+            .find(|r| r.seq < retry.seq && !r.id.is_null() && r.id == retry.id)
+        {
+            Some(format!(
+                "the retry reuses JSON-RPC id {} of #{}",
+                retry.id, earlier.seq
+            ))
+        } else if retry.params.get("arguments") != asked.params.get("arguments") {
+            Some("the retry's arguments differ from the original call's".to_owned())
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Outcome::Violated {
+                message: format!("#{} retried #{}: {problem}", retry.seq, asked.seq),
+                evidence: vec![asked.seq, retry.seq],
+            };
+        }
+    }
+    Outcome::Pass(format!(
+        "{} input_required result(s) retried with a new id and the exact requestState",
+        rounds.len()
+    ))
+}
+
+/// Why form `content` does not fit `schema` (a flat elicitation form), if it does not.
+pub(crate) fn schema_problem(schema: &Value, content: Option<&Value>) -> Option<String> {
+    let Some(content) = content.and_then(Value::as_object) else {
+        return Some("an accepted form needs `content`, an object".into());
+    };
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if let Some(extra) = content.keys().find(|k| !properties.contains_key(*k)) {
+        return Some(format!("`{extra}` is not a field of the form"));
+    }
+    for required in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !content.contains_key(required) {
+            return Some(format!("the required field `{required}` is missing"));
+        }
+    }
+    for (key, value) in content {
+        if let Some(problem) = property_problem(&properties[key], value) {
+            return Some(format!("`{key}`: {problem}"));
+        }
+    }
+    None
+}
+
+/// Choices a property allows (`enum`, or `oneOf`/`anyOf` of `const`), if it restricts them.
+fn choices(property: &Value) -> Option<Vec<&Value>> {
+    if let Some(values) = property.get("enum").and_then(Value::as_array) {
+        return Some(values.iter().collect());
+    }
+    ["oneOf", "anyOf"].into_iter().find_map(|k| {
+        property
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|options| options.iter().filter_map(|o| o.get("const")).collect())
+    })
+}
+
+fn property_problem(property: &Value, value: &Value) -> Option<String> {
+    let kind = property
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    let fits = match kind {
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        _ => true,
+    };
+    if !fits {
+        return Some(format!("{value} is not of type {kind}"));
+    }
+    let (allowed, values): (Option<Vec<&Value>>, Vec<&Value>) = match value {
+        Value::Array(items) => (
+            property.get("items").and_then(choices),
+            items.iter().collect(),
+        ),
+        _ => (choices(property), vec![value]),
+    };
+    if let Some(allowed) = allowed
+        && let Some(bad) = values.iter().find(|v| !allowed.contains(v))
+    {
+        return Some(format!("{bad} is not one of the offered choices"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::schema_problem;
+
+    #[test]
+    fn schema_problem_checks_fields_types_choices_and_required() {
+        let schema = json!({"type": "object", "properties": {
+            "q1": {"type": "string", "enum": ["PDF", "DOCX"]},
+            "n": {"type": "integer"},
+            "tags": {"type": "array", "items": {"anyOf": [{"const": "a"}, {"const": "b"}]}}},
+            "required": ["q1"]});
+        assert_eq!(schema_problem(&schema, Some(&json!({"q1": "PDF"}))), None);
+        assert!(schema_problem(&schema, Some(&json!({"q1": "Markdown"}))).is_some());
+        assert!(schema_problem(&schema, Some(&json!({}))).is_some());
+        assert!(schema_problem(&schema, Some(&json!({"q1": "PDF", "x": 1}))).is_some());
+        assert!(schema_problem(&schema, Some(&json!({"q1": "PDF", "n": "3"}))).is_some());
+        assert!(schema_problem(&schema, Some(&json!({"q1": "PDF", "tags": ["c"]}))).is_some());
+        assert_eq!(
+            schema_problem(&schema, Some(&json!({"q1": "PDF", "n": 3, "tags": ["a"]}))),
+            None
+        );
+        assert!(schema_problem(&schema, None).is_some());
+        let approval = json!({"type": "object", "properties": {}});
+        assert_eq!(schema_problem(&approval, Some(&json!({}))), None);
+    }
+}

@@ -1,0 +1,83 @@
+//! Task scenarios run on fixtures whose `pollIntervalMs` is short in real time.
+//!
+//! The mock announces `pollIntervalMs` as the fixture sets it (5000 ms by default), and a client
+//! waits that long in its own, real time: the accelerated clock cannot shorten it. So the runner
+//! loads each task scenario with `settings.poll_interval_ms` set to [`TASK_POLL_INTERVAL_MS`],
+//! written next to the run as an override of the embedded fixture, and judges polling against
+//! the interval the mock actually announced.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::Error;
+
+/// The `pollIntervalMs` task scenarios announce: long enough to tell an early poll from network
+/// jitter on a busy machine, short enough to keep the suite fast.
+pub const TASK_POLL_INTERVAL_MS: u64 = 100;
+
+/// The embedded fixtures of the task scenarios, by name.
+const TASK_FIXTURES: &[(&str, &str)] = &[
+    (
+        "task-question",
+        include_str!("../../../fixtures/scenarios/task-question.json"),
+    ),
+    (
+        "task-approval",
+        include_str!("../../../fixtures/scenarios/task-approval.json"),
+    ),
+    (
+        "task-sign-in",
+        include_str!("../../../fixtures/scenarios/task-sign-in.json"),
+    ),
+    (
+        "task-follow-up",
+        include_str!("../../../fixtures/scenarios/task-follow-up.json"),
+    ),
+    (
+        "task-cancel",
+        include_str!("../../../fixtures/scenarios/task-cancel.json"),
+    ),
+];
+
+/// A directory of fixture overrides, removed when dropped.
+#[derive(Debug)]
+pub struct Overrides {
+    dir: PathBuf,
+}
+
+impl Overrides {
+    /// Writes the override for `scenario` under a fresh directory named after `tag`, or returns
+    /// `None` when the scenario needs none.
+    pub fn write(scenario: &str, tag: &str) -> Result<Option<Self>, Error> {
+        let Some((_, text)) = TASK_FIXTURES.iter().find(|(name, _)| *name == scenario) else {
+            return Ok(None);
+        };
+        let mut fixture: Value = serde_json::from_str(text).map_err(|e| Error::File {
+            path: PathBuf::from(format!("fixtures/scenarios/{scenario}.json")),
+            source: std::io::Error::other(e),
+        })?;
+        fixture["settings"]["poll_interval_ms"] = TASK_POLL_INTERVAL_MS.into();
+        let dir =
+            std::env::temp_dir().join(format!("conformance-fixtures-{}-{tag}", std::process::id()));
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| Error::File { path, source }
+        };
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        let file = dir.join(format!("{scenario}.json"));
+        std::fs::write(&file, fixture.to_string()).map_err(io(&file))?;
+        Ok(Some(Self { dir }))
+    }
+
+    /// The directory to pass to the mock's `fixtures`.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Overrides {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
