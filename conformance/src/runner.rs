@@ -495,7 +495,7 @@ pub fn describe_exchange(t: &Transcript, seq: usize) -> String {
 }
 
 /// The outcome as a check status for a rule of `level`.
-pub(crate) fn status_of(level: rules::Level, outcome: &Outcome) -> Status {
+pub fn status_of(level: rules::Level, outcome: &Outcome) -> Status {
     match (outcome, level) {
         (Outcome::Pass(_), _) => Status::Success,
         // Even a SHOULD rule fails when what it needed to see never happened.

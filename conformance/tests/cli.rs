@@ -60,12 +60,26 @@ fn list_names_every_rule_and_what_is_not_yet_available() {
     for rule in conformance::rules::registry() {
         assert!(out.contains(rule.id), "{} missing from list", rule.id);
     }
-    for family in ["tasks", "elicitation", "account-world"] {
+    for (family, _) in conformance::rules::UNAVAILABLE_FAMILIES {
         assert!(
             out.contains(&format!("  {family}: ")),
             "{family} missing: {out}"
         );
     }
+    // The modern-era families are rules now, listed with the scenarios they run in.
+    for family in ["tasks", "elicitation"] {
+        assert!(
+            !out.contains(&format!("  {family}: ")),
+            "{family} still unavailable: {out}"
+        );
+    }
+    assert!(
+        out.contains(
+            "scenarios: task-question, task-approval, task-sign-in, task-follow-up, task-cancel"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("task-cancel                        the user stops a long task: tasks/cancel only acknowledges, cancel_task stops it [2026-07-28]"), "{out}");
 }
 
 #[test]

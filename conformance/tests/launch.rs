@@ -47,3 +47,43 @@ async fn the_target_gets_the_url_last_and_the_documented_environment() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_scenario_announces_2026_07_28_and_how_to_follow_the_request() {
+    let dir =
+        std::env::temp_dir().join(format!("conformance-launch-modern-{}", std::process::id()));
+    let target = "printenv MCP_CONFORMANCE_PROTOCOL_VERSION MCP_CONFORMANCE_CONTEXT; true";
+    let mut options = common::options(target, &["task-cancel", "elicitation-sign-in"]);
+    options.output = Some(dir.clone());
+    common::run(&options).await;
+    for (scenario, flow) in [
+        ("task-cancel", "tasks"),
+        ("elicitation-sign-in", "elicitation"),
+    ] {
+        let stdout =
+            std::fs::read_to_string(dir.join(scenario).join("stdout.txt")).expect("stdout kept");
+        let mut lines = stdout.lines();
+        assert_eq!(lines.next(), Some("2026-07-28"), "{stdout}");
+        let context: serde_json::Value =
+            serde_json::from_str(lines.next().expect("context")).expect("context is JSON");
+        assert_eq!(context["era"], "modern");
+        assert_eq!(context["protocol_version"], "2026-07-28");
+        assert_eq!(context["flow"], flow);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_scenarios_announce_a_poll_interval_short_in_real_time() {
+    use conformance::runner::{Stage, TASK_POLL_INTERVAL_MS, suite};
+    for spec in conformance::runner::SCENARIOS {
+        let stage = Stage::start(spec, 5000.0).await.expect("stage");
+        let announced = stage
+            .mock
+            .catalog()
+            .get(spec.name)
+            .and_then(|s| s.scenario.settings.poll_interval_ms);
+        let expected = (spec.flow == suite::Flow::Tasks).then_some(TASK_POLL_INTERVAL_MS);
+        assert_eq!(announced, expected, "{}", spec.name);
+    }
+}

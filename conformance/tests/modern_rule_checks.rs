@@ -1,0 +1,246 @@
+//! Task and elicitation checks over hand-made 2026-07-28 journals, for the variants the
+//! reference client never plays: the two grades of an early poll, a made-up or twice-answered
+//! `tasks/update` key, a changed `requestState`, and the stop page instead of `cancel_task`.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use conformance::report::Status;
+use conformance::rules::{self, Outcome, Transcript, UserRecord};
+use conformance::runner::status_of;
+use mock_server::Exchange;
+use serde_json::{Value, json};
+
+const EXT: &str = "io.modelcontextprotocol/tasks";
+
+fn at(ms: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::UNIX_EPOCH + TimeDelta::milliseconds(ms)
+}
+
+/// A modern request at `ms` (real time) answered with `result` (or `error` when it has `code`).
+fn rpc(seq: usize, ms: i64, method: &str, params: Value, answer: Value) -> Exchange {
+    let mut params = params;
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {EXT: {}}, "elicitation": {"form": {}, "url": {}}});
+    let mut headers = serde_json::Map::new();
+    headers.insert("mcp-method".into(), json!(method));
+    let name = params.get("taskId").or(params.get("name")).cloned();
+    if let Some(name) = name {
+        headers.insert("mcp-name".into(), name);
+    }
+    let key = if answer.get("code").is_some() {
+        "error"
+    } else {
+        "result"
+    };
+    Exchange {
+        seq,
+        method: "POST".into(),
+        path: mock_server::MCP_PATH.into(),
+        query: None,
+        request_headers: headers,
+        request_body: json!({"jsonrpc": "2.0", "id": seq, "method": method, "params": params}),
+        status: 200,
+        response_headers: serde_json::Map::new(),
+        response_body: json!({"jsonrpc": "2.0", "id": seq, key: answer}),
+        sse_events: Vec::new(),
+        virtual_time: at(ms),
+        real_time: at(ms),
+        virtual_responded_at: at(ms),
+    }
+}
+
+fn create(ms: i64) -> Exchange {
+    rpc(
+        0,
+        ms,
+        "tools/call",
+        json!({"name": "call_perplexity_computer", "arguments": {"message": "m"}}),
+        json!({"resultType": "task", "taskId": "task-1", "status": "working", "pollIntervalMs": 100,
+               "_meta": {"ai.perplexity/threadId": "T"}}),
+    )
+}
+
+fn get(seq: usize, ms: i64, state: Value) -> Exchange {
+    let mut state = state;
+    state["taskId"] = json!("task-1");
+    state["pollIntervalMs"] = json!(100);
+    rpc(seq, ms, "tasks/get", json!({"taskId": "task-1"}), state)
+}
+
+fn check(rule: &str, scenario: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Outcome {
+    let rule = rules::find(rule).expect("rule");
+    (rule.check)(&Transcript::new(scenario, exchanges, user))
+}
+
+fn status(rule: &str, exchanges: Vec<Exchange>) -> Status {
+    let found = rules::find(rule).expect("rule");
+    status_of(
+        found.level,
+        &check(rule, "task-question", exchanges, Vec::new()),
+    )
+}
+
+#[test]
+fn an_early_poll_is_graded_failure_when_far_too_early_and_warning_when_slightly() {
+    let polls = |gaps: &[i64]| {
+        let mut journal = vec![create(0)];
+        let mut t = 0;
+        for (i, gap) in gaps.iter().enumerate() {
+            t += gap;
+            journal.push(get(i + 1, t, json!({"status": "working"})));
+        }
+        journal
+    };
+    let far = "tasks.poll.far-too-early";
+    let slight = "tasks.poll.interval";
+    // On time (the first poll counts from the task's creation).
+    assert_eq!(status(far, polls(&[100, 150])), Status::Success);
+    assert_eq!(status(slight, polls(&[100, 150])), Status::Success);
+    // Within the tolerance: 95 ms of a 100 ms interval.
+    assert_eq!(status(slight, polls(&[100, 95])), Status::Success);
+    // Slightly early: a WARNING from the SHOULD rule, nothing from the MUST one.
+    assert_eq!(status(slight, polls(&[100, 70])), Status::Warning);
+    assert_eq!(status(far, polls(&[100, 70])), Status::Success);
+    // Far too early (the first poll 10 ms after creation): a FAILURE, and no warning as well.
+    assert_eq!(status(far, polls(&[10, 100])), Status::Failure);
+    assert_eq!(status(slight, polls(&[10, 100])), Status::Success);
+    // No poll at all is unobserved, which fails even the SHOULD rule.
+    assert_eq!(status(slight, vec![create(0)]), Status::Failure);
+}
+
+#[test]
+fn tasks_update_answers_only_outstanding_keys_once_with_content_that_fits() {
+    let asking = json!({"status": "input_required", "inputRequests": {"answer:1": {"method": "elicitation/create",
+        "params": {"mode": "form", "message": "Which format?", "requestedSchema": {"type": "object",
+            "properties": {"q1": {"type": "string", "enum": ["PDF", "DOCX"]}}, "required": ["q1"]}}}}});
+    let update = |seq: usize, key: &str, content: Value| {
+        rpc(
+            seq,
+            seq as i64 * 100,
+            "tasks/update",
+            json!({"taskId": "task-1", "inputResponses": {key: {"action": "accept", "content": content}}}),
+            json!({"resultType": "complete"}),
+        )
+    };
+    let journal = |updates: Vec<Exchange>| {
+        let mut j = vec![create(0), get(1, 100, asking.clone())];
+        j.extend(updates);
+        j
+    };
+    let rule = "tasks.update.input-responses";
+    let good = journal(vec![update(2, "answer:1", json!({"q1": "PDF"}))]);
+    assert!(matches!(
+        check(rule, "task-question", good, Vec::new()),
+        Outcome::Pass(_)
+    ));
+    let made_up = journal(vec![update(2, "answer:2", json!({"q1": "PDF"}))]);
+    assert!(matches!(
+        check(rule, "task-question", made_up, Vec::new()),
+        Outcome::Violated { .. }
+    ));
+    let twice = journal(vec![
+        update(2, "answer:1", json!({"q1": "PDF"})),
+        update(3, "answer:1", json!({"q1": "DOCX"})),
+    ]);
+    assert!(matches!(
+        check(rule, "task-question", twice, Vec::new()),
+        Outcome::Violated { .. }
+    ));
+    let off_schema = journal(vec![update(2, "answer:1", json!({"q1": "Markdown"}))]);
+    let Outcome::Violated { message, .. } = check(rule, "task-question", off_schema, Vec::new())
+    else {
+        panic!("content outside the enum must be a violation");
+    };
+    assert!(
+        message.contains("not one of the offered choices"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_retry_must_echo_request_state_exactly_with_a_new_id() {
+    let asked = rpc(
+        1,
+        0,
+        "tools/call",
+        json!({"name": "call_perplexity_computer", "arguments": {"message": "m"}}),
+        json!({"resultType": "input_required", "requestState": "s-1", "inputRequests": {"answer:1":
+            {"method": "elicitation/create", "params": {"mode": "form", "message": "?",
+             "requestedSchema": {"type": "object", "properties": {"q1": {"type": "string"}}}}}}}),
+    );
+    let retry = |seq: usize, state: &str| {
+        rpc(
+            seq,
+            10,
+            "tools/call",
+            json!({"name": "call_perplexity_computer", "arguments": {"message": "m"}, "requestState": state,
+                   "inputResponses": {"answer:1": {"action": "accept", "content": {"q1": "PDF"}}}}),
+            json!({"content": [], "structuredContent": {"thread_id": "T", "event": "complete"}}),
+        )
+    };
+    let rule = "elicitation.mrtr.request-state";
+    let run = |r: Exchange| {
+        check(
+            rule,
+            "elicitation-question",
+            vec![asked.clone(), r],
+            Vec::new(),
+        )
+    };
+    assert!(matches!(run(retry(2, "s-1")), Outcome::Pass(_)));
+    assert!(matches!(run(retry(2, "s-1 ")), Outcome::Violated { .. }));
+    // The journal gives each exchange its seq as JSON-RPC id: seq 1 again is a reused id.
+    let mut reused = retry(2, "s-1");
+    reused.request_body["id"] = json!(1);
+    assert!(matches!(run(reused), Outcome::Violated { .. }));
+    // Never retried at all.
+    assert!(matches!(
+        check(
+            rule,
+            "elicitation-question",
+            vec![asked.clone()],
+            Vec::new()
+        ),
+        Outcome::Violated { .. }
+    ));
+}
+
+#[test]
+fn pressing_stop_on_the_stop_page_also_stops_a_task() {
+    let interrupt = UserRecord {
+        at: 2,
+        kind: "interrupt".into(),
+        request: Value::Null,
+        response: json!({"action": "cancel"}),
+    };
+    let cancel = rpc(
+        2,
+        200,
+        "tasks/cancel",
+        json!({"taskId": "task-1"}),
+        json!({"resultType": "complete"}),
+    );
+    let mut stop = rpc(3, 210, "x", json!({}), json!({}));
+    stop.path = "/_mock/stop/T".into();
+    stop.request_body = Value::Null;
+    let journal = vec![create(0), get(1, 100, json!({"status": "working"})), cancel];
+    let rule = "tasks.cancel.cancel-task";
+    assert!(matches!(
+        check(
+            rule,
+            "task-cancel",
+            journal.clone(),
+            vec![interrupt.clone()]
+        ),
+        Outcome::Violated { .. }
+    ));
+    let mut pressed = journal.clone();
+    pressed.push(stop);
+    assert!(matches!(
+        check(rule, "task-cancel", pressed, vec![interrupt]),
+        Outcome::Pass(_)
+    ));
+    assert!(matches!(
+        check(rule, "task-cancel", journal, Vec::new()),
+        Outcome::Unobserved(_)
+    ));
+}
