@@ -1,25 +1,75 @@
-"""Conformance adapter for the official Python MCP SDK (`mcp` 2.3.0), handshake era.
+"""Conformance adapter for the official Python MCP SDK (`mcp` 2.3.0), both protocol eras.
 
 Usage (the runner appends the MCP URL):  conformance --target "python python_sdk.py [--naive]"
 The SDK speaks MCP; this file is the host: it asks the user channel (CONFORMANCE_USER_URL) what
-the person says and follows the Computer follow-up rules. `--naive` takes `event: complete` as
-"finished" (the mistake the document warns about), to show the suite catches it.
+the person says and follows the Computer follow-up rules. MCP_CONFORMANCE_PROTOCOL_VERSION picks
+the era; in 2026-07-28 the SDK answers in-call questions through `elicitation_callback` (MRTR), and
+with MCP_CONFORMANCE_CONTEXT's `flow: tasks` the `Tasks` extension below follows the task.
+`--naive` takes `event: complete` as "finished" (the mistake the document warns about), to show
+the suite catches it.
 """
 import json, os, sys
+from typing import Any, Literal
 import anyio, httpx2
+from pydantic import TypeAdapter
 from mcp import Client, Implementation
+from mcp.client.extension import ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult, ElicitResult, Request, Result
 
 URL, NAIVE = sys.argv[-1], "--naive" in sys.argv
 USER = os.environ["CONFORMANCE_USER_URL"]
 TOKEN = os.environ.get("CONFORMANCE_BEARER_TOKEN", "alice-dev-token")
+MODERN = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") == "2026-07-28"
+TASKS = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}").get("flow") == "tasks"
 TERMINAL = {"completed", "failed", "cancelled"}
+
+class TaskRequest(Request[dict[str, Any], str]):  # tasks/get, tasks/update, tasks/cancel
+    name_param = "taskId"  # the SDK mirrors it into the Mcp-Name header
+
+class Task(Result):  # the CreateTaskResult a tools/call answers when the extension is declared
+    result_type: Literal["task"]
+    task_id: str
+    poll_interval_ms: int = 5000
+
+class Tasks(ClientExtension):  # io.modelcontextprotocol/tasks: poll, answer input, stop on request
+    identifier = "io.modelcontextprotocol/tasks"
+    def __init__(self, answer, user, call):
+        self.answer, self.user, self.call = answer, user, call
+    def claims(self):
+        return [ResultClaim(result_type="task", model=Task, resolve=self.follow)]
+    async def follow(self, task, ctx):
+        send = lambda method, **p: ctx.session.send_request(TaskRequest(method=method, params={"taskId": task.task_id, **p}), TypeAdapter(dict))
+        thread, state, answered = task.meta["ai.perplexity/threadId"], {}, set()
+        while state.get("status") not in TERMINAL:
+            await anyio.sleep(state.get("pollIntervalMs", task.poll_interval_ms) / 1000)
+            state = await send("tasks/get")
+            todo = {k: r for k, r in (state.get("inputRequests") or {}).items() if k not in answered}
+            if todo:
+                answered |= todo.keys()
+                await send("tasks/update", inputResponses={k: await self.answer(r["params"]) for k, r in todo.items()})
+            elif state["status"] == "working" and (await self.user("interrupt")).status_code == 200:
+                await send("tasks/cancel")
+                await self.call("cancel_task", thread_id=thread)
+        return CallToolResult.model_validate(state.get("result") or {"content": [{"type": "text", "text": json.dumps(
+            {"thread_id": thread, "event": "cancelled", "task_status": state["status"]})}]})
 
 async def main():
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
         user = lambda path, body=None: http.post(f"{USER}/{path}", json=body or {}) if body is not None else http.get(f"{USER}/{path}")
         async def ask(**body): return (await user("ask", body)).json()
-        async with Client(streamable_http_client(URL, http_client=http), mode="legacy",
+        async def answer(p):  # an elicitation/create's params -> an ElicitResult, from the user
+            if p.get("mode") == "url":
+                return {"action": (await ask(kind="url", url=p["url"], message=p["message"]))["action"]}
+            if not p["requestedSchema"].get("properties"):  # an approval: a form without fields
+                yes = (await ask(kind="confirm", message=p["message"]))["action"] == "accept"
+                return {"action": "accept", "content": {}} if yes else {"action": "decline"}
+            return {"action": "accept", "content": (await ask(kind="question", message=p["message"]))["content"]}
+        async def on_elicit(_ctx, params):
+            return ElicitResult(**await answer(params.model_dump(by_alias=True, exclude_none=True)))
+        async with Client(streamable_http_client(URL, http_client=http), mode="auto" if MODERN else "legacy",
+                          elicitation_callback=on_elicit if MODERN else None,
+                          extensions=[Tasks(answer, user, lambda tool, **a: call(tool, **a))] if TASKS else None,
                           client_info=Implementation(name="python-sdk-adapter", version="1")) as mcp:
             async def call(tool, **args):
                 result = await mcp.call_tool(tool, args, progress_callback=lambda *_: anyio.lowlevel.checkpoint())
