@@ -244,3 +244,72 @@ fn pressing_stop_on_the_stop_page_also_stops_a_task() {
         Outcome::Unobserved(_)
     ));
 }
+
+#[test]
+fn a_url_accept_carries_no_content_and_an_undeclared_mode_is_not_answered() {
+    let asked = rpc(
+        1,
+        0,
+        "tools/call",
+        json!({"name": "call_perplexity_computer", "arguments": {"message": "m"}}),
+        json!({"resultType": "input_required", "requestState": "s", "inputRequests": {"sign-in:1":
+            {"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": "http://x/"}}}}),
+    );
+    let retry = |response: Value| {
+        rpc(
+            2,
+            10,
+            "tools/call",
+            json!({"name": "call_perplexity_computer", "arguments": {"message": "m"}, "requestState": "s",
+                   "inputResponses": {"sign-in:1": response}}),
+            json!({"content": []}),
+        )
+    };
+    let rule = "elicitation.modes.declared";
+    let run = |journal: Vec<Exchange>| check(rule, "elicitation-sign-in", journal, Vec::new());
+    assert!(matches!(
+        run(vec![asked.clone(), retry(json!({"action": "accept"}))]),
+        Outcome::Pass(_)
+    ));
+    assert!(matches!(
+        run(vec![
+            asked.clone(),
+            retry(json!({"action": "accept", "content": {"done": "yes"}}))
+        ]),
+        Outcome::Violated { .. }
+    ));
+    // `elicitation: {}` declares form only, so answering the URL request breaks the rule.
+    let mut form_only = asked.clone();
+    form_only.request_body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    assert!(matches!(
+        run(vec![form_only, retry(json!({"action": "accept"}))]),
+        Outcome::Violated { .. }
+    ));
+}
+
+#[test]
+fn polling_must_go_on_after_an_update_until_the_task_is_terminal() {
+    let update = rpc(
+        2,
+        200,
+        "tasks/update",
+        json!({"taskId": "task-1", "inputResponses": {"confirm:1": {"action": "accept", "content": {}}}}),
+        json!({"resultType": "complete"}),
+    );
+    let asking = json!({"status": "input_required", "inputRequests": {}});
+    let base = vec![create(0), get(1, 100, asking), update];
+    let rule = "tasks.poll.after-ack";
+    let run = |journal: Vec<Exchange>| check(rule, "task-approval", journal, Vec::new());
+    assert!(matches!(run(base.clone()), Outcome::Violated { .. }));
+    let mut stopped = base.clone();
+    stopped.push(get(3, 300, json!({"status": "working"})));
+    assert!(matches!(run(stopped.clone()), Outcome::Violated { .. }));
+    let mut finished = stopped;
+    finished.push(get(
+        4,
+        400,
+        json!({"status": "completed", "result": {"content": []}}),
+    ));
+    assert!(matches!(run(finished), Outcome::Pass(_)));
+}
