@@ -1,5 +1,6 @@
-//! The reference client: a hand-written handshake-era MCP client on reqwest that follows every
-//! rule, and with `--break RULE_ID` breaks exactly that one, to prove each check can fail.
+//! The reference client: a hand-written MCP client on reqwest (handshake era here, 2026-07-28 in
+//! `modern`) that follows every rule, and with `--break RULE_ID` breaks exactly that one, to prove
+//! each check can fail.
 //!
 //! It plays the host: it asks the user channel (`CONFORMANCE_USER_URL`) for messages, answers
 //! and sign-ins, and reports what it shows the user.
