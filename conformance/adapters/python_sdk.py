@@ -52,7 +52,7 @@ class Tasks(ClientExtension):  # io.modelcontextprotocol/tasks: poll, answer inp
                 await send("tasks/cancel")
                 await self.call("cancel_task", thread_id=thread)
         return CallToolResult.model_validate(state.get("result") or {"content": [{"type": "text", "text": json.dumps(
-            {"thread_id": thread, "event": "cancelled", "task_status": state["status"]})}]})
+            {"thread_id": thread, "event": state["status"], "task_status": state["status"]})}]})  # cancelled, or failed
 
 async def main():
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
