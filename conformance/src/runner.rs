@@ -230,7 +230,7 @@ impl Stage {
             .scenario(spec.name)
             .time_scale(time_scale)
             .router(&base_url)?;
-        let user = UserChannel::new(spec.script(), mock.journal().clone());
+        let user = UserChannel::new(spec.script(), mock.journal().clone(), mock.clock().clone());
         let app = router.merge(user.routes());
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
