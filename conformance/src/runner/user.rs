@@ -9,7 +9,7 @@
 //! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve) or `{"action": "decline"}` |
 //! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}` |
 //! | `GET  interrupt` | `{"action": "cancel"}` when the user wants the running task stopped, else 204 |
-//! | `POST show {"kind": "final" \| "error" \| "status", "text", ...}` | 204; what the client showed the user |
+//! | `POST show {"kind": "final" \| "error" \| "status" \| "files" \| "file", "text", ...}` | 204; what the client showed the user |
 //! | `POST done` | 204 |
 //!
 //! Every request and answer is logged with the journal position, so checks can order them
