@@ -129,7 +129,10 @@ impl Script {
         settings.add_filter(r"asset_[0-9a-f]{32}", "[asset]");
         settings.add_filter(r"\b[0-9a-f]{32}\b", "[token]");
         // An upload policy is base64 of JSON holding the envelope's random key.
-        settings.add_filter(r#""policy": "[A-Za-z0-9+/=]+""#, r#""policy": "[base64 policy]""#);
+        settings.add_filter(
+            r#""policy": "[A-Za-z0-9+/=]+""#,
+            r#""policy": "[base64 policy]""#,
+        );
         settings.bind(|| {
             insta::assert_json_snapshot!(format!("catalog-{scenario}"), log);
         });

@@ -324,47 +324,53 @@ fn envelope(t: &Transcript) -> Outcome {
 }
 
 fn attachment_urls(t: &Transcript) -> Outcome {
-    let Some(turn) = turns(t).find(|u| u.response.get("attachments").is_some()) else {
+    let with_files: Vec<&UserRecord> = turns(t)
+        .filter(|u| u.response.get("attachments").is_some())
+        .collect();
+    if with_files.is_empty() {
         return Outcome::Unobserved(
             "the person's turn with attachments was never fetched from next-message".into(),
         );
-    };
-    let attached = turn.response["attachments"].as_array().map_or(0, Vec::len);
+    }
     let returned: Vec<&str> = t
         .calls_named("create_attachment_upload")
-        .filter(|c| c.seq >= turn.at)
         .filter_map(|c| c.result.get("attachment_url")?.as_str())
         .collect();
-    let Some(sent) = sent_after(t, turn) else {
-        return Outcome::Unobserved("the message with attachments was never sent".into());
-    };
-    let passed: Vec<&str> = sent
-        .args
-        .get("attachment_urls")
-        .and_then(Value::as_array)
-        .map(|urls| urls.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if let Some(foreign) = passed.iter().find(|u| !returned.contains(u)) {
-        return Outcome::Violated {
-            message: format!(
-                "attachment_urls carried `{foreign}`, which no create_attachment_upload returned: {}",
-                sent.describe()
-            ),
-            evidence: vec![sent.seq],
+    let mut carried = 0;
+    for turn in with_files {
+        let attached = turn.response["attachments"].as_array().map_or(0, Vec::len);
+        let Some(sent) = sent_after(t, turn) else {
+            return Outcome::Unobserved("the message with attachments was never sent".into());
         };
-    }
-    if passed.len() < attached {
-        return Outcome::Violated {
-            message: format!(
-                "the person attached {attached} file(s) but the message carried {} attachment_url(s): {}",
-                passed.len(),
-                sent.describe()
-            ),
-            evidence: vec![sent.seq],
-        };
+        let passed: Vec<&str> = sent
+            .args
+            .get("attachment_urls")
+            .and_then(Value::as_array)
+            .map(|urls| urls.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(foreign) = passed.iter().find(|u| !returned.contains(u)) {
+            return Outcome::Violated {
+                message: format!(
+                    "attachment_urls carried `{foreign}`, which no create_attachment_upload returned: {}",
+                    sent.describe()
+                ),
+                evidence: vec![sent.seq],
+            };
+        }
+        if passed.len() < attached {
+            return Outcome::Violated {
+                message: format!(
+                    "the person attached {attached} file(s) but the message carried {} attachment_url(s): {}",
+                    passed.len(),
+                    sent.describe()
+                ),
+                evidence: vec![sent.seq],
+            };
+        }
+        carried += attached;
     }
     Outcome::Pass(format!(
-        "the message carried the {attached} returned attachment_url(s)"
+        "the messages carried the {carried} returned attachment_url(s)"
     ))
 }
 
