@@ -55,7 +55,8 @@ class Tasks(ClientExtension):  # io.modelcontextprotocol/tasks: poll, answer inp
             {"thread_id": thread, "event": state["status"], "task_status": state["status"]})}]})  # cancelled, or failed
 
 async def main():
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http, \
+               httpx2.AsyncClient(timeout=60) as plain:  # presigned uploads and downloads carry no token
         user = lambda path, body=None: http.post(f"{USER}/{path}", json=body or {}) if body is not None else http.get(f"{USER}/{path}")
         async def ask(**body): return (await user("ask", body)).json()
         async def answer(p):  # an elicitation/create's params -> an ElicitResult, from the user
@@ -83,11 +84,42 @@ async def main():
                         return {**r, "event": "auth_required" if auths else "complete",
                                 "task_status": ws.get("task_status"), "interactive": auths[0] if auths else None}
                     await anyio.sleep(0.01)
-            thread, done_uuids = None, set()
-            while (m := await user("next-message")).status_code == 200:
-                message = m.json()["message"]
-                r = await call("call_perplexity_computer", message=message, **({"thread_id": thread} if thread else {}))
+            async def pages(tool, key, **args):  # keep paging while next_cursor is not null, even past empty pages
+                items, cursor = [], None
                 while True:
+                    page = await call(tool, **args, **({"cursor": cursor} if cursor else {}))
+                    items += page[key]
+                    if not (cursor := page["next_cursor"]):
+                        return items
+            thread, done_uuids, links = None, set(), {}
+            while (m := await user("next-message")).status_code == 200:
+                turn = m.json()
+                message, req = turn["message"], turn.get("request") or {}
+                if req.get("kind") == "files":  # the person asks the host for the latest answer's files
+                    entry = (await call("read_thread", thread_id=thread))["web_state"]["entries"][-1]["entry_id"]
+                    await user("show", {"kind": "files", "files": await pages("list_thread_assets", "assets", thread_id=thread, entry_id=entry)})
+                    continue
+                if req.get("kind") == "download":  # links last an hour: when one is refused, get a fresh one
+                    url = links.get(req["filename"])
+                    if not url or (await plain.get(url)).status_code != 200:
+                        asset = next(a for a in await pages("list_thread_assets", "assets", thread_id=thread) if a["filename"] == req["filename"])
+                        url = (await call("create_asset_download", thread_id=thread, asset_id=asset["asset_id"]))["url"]
+                        await plain.get(url)
+                    await user("show", {"kind": "file", "files": [{"filename": req["filename"], "url": url}]})
+                    continue
+                args = {"thread_id": thread} if thread else {}
+                if project := turn.get("project"):  # only a new conversation starts in a Project
+                    found = next(p for p in await pages("projects_list", "projects") if p["name"] == project["name"])
+                    args |= {"project_uuid": found["project_uuid"], "project_visibility": project["visibility"]}
+                args |= turn.get("settings") or {}  # the person's pick: a mode, or a model with an effort
+                for f in turn.get("attachments") or []:  # envelope, every upload_fields key then the file, attachment_url
+                    data = f["content"].encode()
+                    env = await call("create_attachment_upload", filename=f["filename"], mime_type=f["mime_type"], size_bytes=len(data))
+                    await plain.post(env["upload_url"], data=env["upload_fields"], files={"file": (f["filename"], data, f["mime_type"])})
+                    args.setdefault("attachment_urls", []).append(env["attachment_url"])
+                r = await call("call_perplexity_computer", message=message, **args)
+                while True:
+                    links |= {f["filename"]: f["url"] for f in r.get("files") or []}
                     thread, ev, st, it = r.get("thread_id") or thread, r.get("event"), r.get("task_status"), r.get("interactive") or {}
                     if ev == "insufficient_credits":
                         await ask(kind="url", url=it["billing_url"], message="Add credits")

@@ -46,6 +46,9 @@ pub enum Error {
     /// The JUnit report could not be written.
     #[error("could not write the JUnit report: {0}")]
     Junit(#[from] quick_junit::SerializeError),
+    /// The JUnit report could not be adjusted to the schema.
+    #[error("could not write the JUnit report: {0}")]
+    JunitSchema(String),
 }
 
 /// Errors of the reference client (it exits non-zero with this message).

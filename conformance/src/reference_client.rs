@@ -5,6 +5,8 @@
 //! It plays the host: it asks the user channel (`CONFORMANCE_USER_URL`) for messages, answers
 //! and sign-ins, and reports what it shows the user.
 
+mod account;
+
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -78,6 +80,8 @@ struct Client {
     forget_thread: bool,
     /// Whether the last request settled on `waiting` (thread reuse is broken only elsewhere).
     after_waiting: bool,
+    /// Download links, settings and Project of the conversation.
+    account: account::AccountState,
 }
 
 /// What a conversation turn ended with.
@@ -104,6 +108,7 @@ impl Client {
             next_id: 1,
             forget_thread: false,
             after_waiting: false,
+            account: account::AccountState::default(),
         })
     }
 
@@ -319,6 +324,11 @@ impl Client {
             else {
                 continue;
             };
+            // Something the person asks of the host itself (list files, download one).
+            if let Some(request) = next.get("request") {
+                self.host_request(request, thread.as_deref()).await?;
+                continue;
+            }
             let mut args = json!({"message": message});
             let keep = match thread.as_deref() {
                 Some(_) if self.forget_thread => false,
@@ -331,6 +341,7 @@ impl Client {
                 args["thread_id"] = json!(t);
             }
             self.after_waiting = false;
+            self.turn_arguments(&next, &mut args).await?;
             let result = self.call(CPC, args.clone()).await?;
             let settled = self.drive(result, args).await?;
             if settled.thread.is_some() {
@@ -352,6 +363,7 @@ impl Client {
             if let Some(t) = result.get("thread_id").and_then(Value::as_str) {
                 thread = Some(t.to_owned());
             }
+            self.account.remember_files(&result);
             let event = result
                 .get("event")
                 .and_then(Value::as_str)

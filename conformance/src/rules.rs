@@ -6,6 +6,7 @@
 //! functions of recorded data. A check that expected an observation and saw none reports
 //! [`Outcome::Unobserved`], which counts as a failure, never as a pass.
 
+mod account;
 mod auth;
 mod credits;
 mod elicitation;
@@ -108,10 +109,6 @@ pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[
         "agent",
         "the Agent API suite (`--suite agent`): responses, connectors, remote MCP tools, approvals — needs the Agent API mock; it runs no scenario yet",
     ),
-    (
-        "account-world",
-        "paging through next_cursor, mode/model/effort/project arguments, upload envelopes and attachment_urls, refreshing expired downloads — the mock serves it; the suite has no rules or reference-client support for it yet",
-    ),
 ];
 
 /// Every rule, in a stable order.
@@ -124,6 +121,7 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(credits::rules());
     rules.extend(tasks::rules());
     rules.extend(elicitation::rules());
+    rules.extend(account::rules());
     rules
 }
 
@@ -347,7 +345,7 @@ impl Transcript {
 }
 
 /// The path (and query) of a URL the mock handed out.
-fn path_of(url: &str) -> String {
+pub(crate) fn path_of(url: &str) -> String {
     match url.find("://") {
         Some(scheme) => {
             let rest = &url[scheme + 3..];

@@ -238,7 +238,7 @@ impl Stage {
             builder = builder.fixtures(o.dir());
         }
         let (router, mock) = builder.router(&base_url)?;
-        let user = UserChannel::new(spec.script(), mock.journal().clone());
+        let user = UserChannel::new(spec.script(), mock.journal().clone(), mock.clock().clone());
         let app = router.merge(user.routes());
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;

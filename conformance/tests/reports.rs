@@ -95,3 +95,99 @@ async fn the_junit_report_has_a_testsuite_per_scenario_and_a_testcase_per_check(
     assert_eq!(failed, 1);
     assert!(failures[0].contains("followup_uuid"), "{failures:?}");
 }
+
+/// For each element the vendored junit-10.xsd declares: its attributes and which are required.
+fn schema_attributes() -> std::collections::BTreeMap<String, Vec<(String, bool)>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let xsd = std::fs::read_to_string(root.join("schema/junit-10.xsd")).expect("vendored XSD");
+    let mut reader = quick_xml::Reader::from_str(&xsd);
+    let mut declared = std::collections::BTreeMap::new();
+    // The top-level xs:element being read (attributes belong to the innermost named element).
+    let mut current: Vec<String> = Vec::new();
+    loop {
+        let event = reader.read_event().expect("well-formed XSD");
+        let (e, empty) = match &event {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(e) if e.name().as_ref() == b"xs:element" => {
+                current.pop();
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let attr = |key: &str| {
+            e.attributes()
+                .filter_map(Result::ok)
+                .find(|a| a.key.as_ref() == key.as_bytes())
+                .map(|a| String::from_utf8_lossy(&a.value).into_owned())
+        };
+        match e.name().as_ref() {
+            b"xs:element" if !empty => {
+                let name = attr("name").unwrap_or_default();
+                declared.entry(name.clone()).or_insert_with(Vec::new);
+                current.push(name);
+            }
+            b"xs:element" => {
+                if let Some(name) = attr("name") {
+                    declared.entry(name).or_insert_with(Vec::new);
+                }
+            }
+            b"xs:attribute" => {
+                if let (Some(owner), Some(name)) = (current.last(), attr("name")) {
+                    let required = attr("use").as_deref() == Some("required");
+                    declared
+                        .entry(owner.clone())
+                        .or_insert_with(Vec::new)
+                        .push((name, required));
+                }
+            }
+            _ => {}
+        }
+    }
+    declared
+}
+
+/// CI validates the report with a full XSD validator (`conformance/schema/validate_junit.py`);
+/// this is the part a Rust test can check without one: every element is declared by the
+/// vendored schema, carries only its attributes and all of its required ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_junit_report_uses_only_what_the_vendored_junit_schema_declares() {
+    let declared = schema_attributes();
+    assert!(declared["testsuite"].iter().any(|(a, _)| a == "failures"));
+    let run = broken_run().await;
+    let xml = report::junit(&run).expect("junit");
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut seen = 0;
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Start(e) | Event::Empty(e) => {
+                seen += 1;
+                let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                let allowed = declared
+                    .get(&name)
+                    .unwrap_or_else(|| panic!("<{name}> is not declared by junit-10.xsd"));
+                let present: Vec<String> = e
+                    .attributes()
+                    .filter_map(Result::ok)
+                    .map(|a| String::from_utf8_lossy(a.key.as_ref()).into_owned())
+                    .collect();
+                for a in &present {
+                    assert!(
+                        allowed.iter().any(|(n, _)| n == a),
+                        "<{name} {a}=...> is not allowed by junit-10.xsd"
+                    );
+                }
+                for (a, required) in allowed {
+                    assert!(
+                        !required || present.contains(a),
+                        "<{name}> lacks the required {a}"
+                    );
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert!(seen > 3, "{xml}");
+}

@@ -518,7 +518,18 @@ async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart)
         .world()
         .complete_upload(&fields, file, app.clock().now())
     {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Ok(()) => {
+            // S3 answers a presigned POST with the object's URL in `Location`; the journal
+            // keeps it, so a reader can tell which envelope each upload completed.
+            let mut response = StatusCode::NO_CONTENT.into_response();
+            let location = fields
+                .get("key")
+                .map(|key| format!("{}/_mock/uploads/{key}", app.base_url()));
+            if let Some(value) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+                response.headers_mut().insert(header::LOCATION, value);
+            }
+            response
+        }
         Err(UploadError::UnknownKey) => s3_error(
             StatusCode::FORBIDDEN,
             "AccessDenied",

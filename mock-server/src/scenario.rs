@@ -28,6 +28,7 @@ pub const SCENARIO_SCHEMA: &str = include_str!("../../fixtures/scenario.schema.j
 const EMBEDDED: &[(&str, &str)] = &embedded_scenarios![
     "access-denied",
     "ask-user-question",
+    "attachments",
     "auth-required",
     "cancel",
     "complete",
@@ -45,6 +46,7 @@ const EMBEDDED: &[(&str, &str)] = &embedded_scenarios![
     "multiple-sign-ins",
     "optional-auth",
     "pending-interactions",
+    "project-settings",
     "quota-exhausted",
     "sleep",
     "task-approval",
@@ -55,6 +57,7 @@ const EMBEDDED: &[(&str, &str)] = &embedded_scenarios![
     "task-follow-up",
     "task-question",
     "task-sign-in",
+    "thread-assets",
     "timeout-then-complete",
     "two-factor-required",
     "waiting",

@@ -125,7 +125,17 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.body["fallback"], "complete");
     let scenarios = reply.body["scenarios"].as_array().expect("scenarios");
-    assert_eq!(scenarios.len(), 32);
+    // Every file of fixtures/scenarios is embedded.
+    let files = std::fs::read_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/scenarios"
+    ))
+    .expect("fixtures/scenarios")
+    .filter_map(Result::ok)
+    .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+    .count();
+    assert_eq!(scenarios.len(), files);
+    assert!(files >= 35, "{files} fixture files");
     for scenario in scenarios {
         assert!(scenario["name"].is_string(), "{scenario}");
         assert!(

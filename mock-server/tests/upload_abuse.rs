@@ -105,6 +105,11 @@ async fn a_large_upload_goes_through_and_is_served_back_whole() {
     let (envelope, fields) = envelope(&mut alice, file.len()).await;
     let reply = mock.upload(&envelope, &fields, &file).await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT, "{:?}", reply.status);
+    // As S3 does, the 204 names the stored object, which is the envelope's attachment_url.
+    assert_eq!(
+        reply.headers.get("location").and_then(|v| v.to_str().ok()),
+        envelope["attachment_url"].as_str()
+    );
     let served = mock
         .send(
             Request::get(

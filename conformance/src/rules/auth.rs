@@ -148,48 +148,87 @@ fn open_then_notify(t: &Transcript) -> Outcome {
     Outcome::Pass("each notify_connected followed a GET of its auth_url".into())
 }
 
-/// Sign-ins waiting at the start of `multiple-sign-ins` (GitHub and Linear).
-const SEVERAL: usize = 2;
-
+/// Judges from what the mock answered, in journal order, which sign-ins were waiting: a
+/// `read_thread` lists them all (its latest entry's `auth_requests`), an `auth_required`
+/// result names one more, a `notify_connected` answered with a task status settles the one it
+/// named, and a sign-in page's own button settles its connector. A `notify_connected` that
+/// named a connector and was answered `input_required` proves another was waiting beside it.
 fn connector_when_several(t: &Transcript) -> Outcome {
-    let mut done: BTreeSet<String> = BTreeSet::new();
+    let pages: Vec<(String, String)> = sign_ins(t)
+        .into_iter()
+        .map(|s| (super::path_of(&s.2), s.0.to_ascii_lowercase()))
+        .collect();
+    let mut waiting: BTreeSet<String> = BTreeSet::new();
     let mut exercised = false;
-    for n in t.calls_named("notify_connected") {
-        // Sign-ins finished with the page's own button count as done too.
-        let on_page = t
-            .exchanges
-            .iter()
-            .filter(|e| {
-                e.seq < n.seq && e.method == "POST" && e.path.starts_with("/_mock/connect/")
-            })
-            .map(|e| e.path.clone())
-            .collect::<BTreeSet<_>>()
-            .len();
-        let waiting = SEVERAL.saturating_sub(done.len() + on_page);
-        let connector = n.args.get("connector").and_then(Value::as_str);
-        if waiting >= 2 {
-            exercised = true;
-            if connector.is_none() {
-                return Outcome::Violated {
-                    message: format!(
-                        "notify_connected without `connector` while {waiting} sign-ins were waiting: {}",
-                        n.describe()
-                    ),
-                    evidence: vec![n.seq],
-                };
+    let mut page_posts = t
+        .exchanges
+        .iter()
+        .filter(|e| e.method == "POST" && e.path.starts_with("/_mock/connect/") && e.status < 400)
+        .peekable();
+    for c in &t.calls {
+        while let Some(post) = page_posts.next_if(|e| e.seq < c.seq) {
+            if let Some((_, connector)) = pages.iter().find(|(path, _)| *path == post.path) {
+                waiting.remove(connector);
             }
         }
-        if let Some(c) = connector
-            && n.result.get("task_status").is_some()
+        if c.name == "notify_connected" {
+            let connector = c
+                .args
+                .get("connector")
+                .and_then(Value::as_str)
+                .map(str::to_ascii_lowercase);
+            match &connector {
+                None if waiting.len() >= 2 => {
+                    return Outcome::Violated {
+                        message: format!(
+                            "notify_connected without `connector` while {} sign-ins were waiting ({}): {}",
+                            waiting.len(),
+                            waiting.iter().cloned().collect::<Vec<_>>().join(", "),
+                            c.describe()
+                        ),
+                        evidence: vec![c.seq],
+                    };
+                }
+                Some(_) if waiting.len() >= 2 => exercised = true,
+                Some(_) if c.task_status() == Some("input_required") => exercised = true,
+                _ => {}
+            }
+            match connector {
+                Some(name) if c.task_status().is_some() => {
+                    waiting.remove(&name);
+                }
+                // With a single sign-in waiting, the server answers that one.
+                None if c.task_status().is_some() && waiting.len() == 1 => waiting.clear(),
+                _ => {}
+            }
+            continue;
+        }
+        if let Some(entries) = c
+            .result
+            .pointer("/web_state/entries")
+            .and_then(Value::as_array)
         {
-            done.insert(c.to_ascii_lowercase());
+            waiting = entries
+                .last()
+                .and_then(|e| e.get("auth_requests"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.get("connector")?.as_str().map(str::to_ascii_lowercase))
+                .collect();
+        }
+        if let Some(i) = c.result.get("interactive")
+            && i.get("type").and_then(Value::as_str) == Some("auth_required")
+            && let Some(connector) = i.get("connector").and_then(Value::as_str)
+        {
+            waiting.insert(connector.to_ascii_lowercase());
         }
     }
     if exercised {
         Outcome::Pass("notify_connected named the connector while several sign-ins waited".into())
     } else {
         Outcome::Unobserved(
-            "the client never called notify_connected while several sign-ins were waiting".into(),
+            "the client never called notify_connected while the mock showed several sign-ins waiting".into(),
         )
     }
 }

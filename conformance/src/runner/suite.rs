@@ -19,6 +19,10 @@ pub struct ScenarioSpec {
     pub confirm: &'static str,
     /// Whether the user asks to stop the running task (answered on `interrupt`).
     pub cancel: bool,
+    /// The user's turns as a JSON array of objects (`""`: one `{"message"}` per message), for
+    /// turns that carry more than text: attachments, a Project, a mode or model, a host request
+    /// or a pause (see the README's user channel table).
+    pub turns: &'static str,
     /// The protocol era the client speaks in this scenario.
     pub era: Era,
     /// How the client follows a request: plain tool calls, MCP Tasks, or in-call elicitation.
@@ -90,8 +94,15 @@ impl ScenarioSpec {
 
     /// The user's script, as the runner exposes it in `MCP_CONFORMANCE_CONTEXT`.
     pub fn script(&self) -> Value {
+        let turns: Vec<Value> = serde_json::from_str(self.turns).unwrap_or_else(|_| {
+            self.messages
+                .iter()
+                .map(|m| json!({"message": m}))
+                .collect()
+        });
         json!({
             "messages": self.messages,
+            "turns": turns,
             "answers": serde_json::from_str::<Value>(self.answers).unwrap_or_else(|_| json!({})),
             "confirm": self.confirm,
             "signin": "complete",
@@ -114,6 +125,7 @@ const fn spec(
         answers: "{}",
         confirm: "approve",
         cancel: false,
+        turns: "",
         era: Era::Handshake,
         flow: Flow::Tools,
     }
@@ -278,9 +290,75 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
         "the sign-in comes back in the call as a URL the user finishes on",
         &["Email me a summary of my unread team chat messages."],
     ),
+    // ---- account world: uploads, Projects and settings, thread assets ----
+    ScenarioSpec {
+        turns: r#"[{"message": "Summarize the attached sales figures.",
+                    "attachments": [{"filename": "q3-sales.csv", "mime_type": "text/csv",
+                                     "content": "region,revenue\nEMEA,1200\nAmericas,2450\nAPAC,980\n"}]}]"#,
+        ..spec(
+            "attachments",
+            "the user attaches a CSV file to their message",
+            &["Summarize the attached sales figures."],
+        )
+    },
+    ScenarioSpec {
+        turns: r#"[{"message": "Draft the competitor pricing summary.",
+                    "project": {"name": "Competitor research", "visibility": "project"},
+                    "settings": {"mode": "ultra"}},
+                   {"message": "Now go deeper on the two cheapest.",
+                    "settings": {"model": "claude-opus-4-5", "effort": "high"}},
+                   {"message": "Thanks. A short recap, please."}]"#,
+        ..spec(
+            "project-settings",
+            "a conversation in a Project on the ultra mode, then a switch to a model and effort",
+            &[
+                "Draft the competitor pricing summary.",
+                "Now go deeper on the two cheapest.",
+                "Thanks. A short recap, please.",
+            ],
+        )
+    },
+    ScenarioSpec {
+        turns: r#"[{"message": "Collect product photos for all 41 catalog items."},
+                   {"message": "Now write the catalog from them."},
+                   {"message": "Show me every file from your latest answer.",
+                    "request": {"kind": "files", "of": "latest"}},
+                   {"message": "I'm back: download catalog.pdf for me again.",
+                    "request": {"kind": "download", "filename": "catalog.pdf"},
+                    "after_seconds": 7200}]"#,
+        ..spec(
+            "thread-assets",
+            "the user lists the latest answer's files (two empty filtered pages), then downloads one after its link expired",
+            &[
+                "Collect product photos for all 41 catalog items.",
+                "Now write the catalog from them.",
+                "Show me every file from your latest answer.",
+                "I'm back: download catalog.pdf for me again.",
+            ],
+        )
+    },
 ];
 
 /// The scenario with this name.
 pub fn find(name: &str) -> Option<&'static ScenarioSpec> {
     SCENARIOS.iter().find(|s| s.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scripted_turn_is_an_object_whose_text_is_the_matching_message() {
+        for spec in SCENARIOS {
+            let script = spec.script();
+            let turns = script["turns"].as_array().cloned().unwrap_or_default();
+            let texts: Vec<&str> = turns.iter().filter_map(|t| t["message"].as_str()).collect();
+            assert_eq!(
+                texts, spec.messages,
+                "{}: turns and messages differ",
+                spec.name
+            );
+        }
+    }
 }

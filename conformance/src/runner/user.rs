@@ -4,12 +4,12 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `GET  next-message` | `{"message": "..."}`, or 204 when the user has nothing more to say |
+//! | `GET  next-message` | the next turn `{"message": "...", ...}` (attachments, project, settings, request), or 204 when the user has nothing more to say; a turn with `after_seconds` moves the mock's clock that far first |
 //! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}` |
 //! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve) or `{"action": "decline"}` |
 //! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}` |
 //! | `GET  interrupt` | `{"action": "cancel"}` when the user wants the running task stopped, else 204 |
-//! | `POST show {"kind": "final" \| "error" \| "status", "text", ...}` | 204; what the client showed the user |
+//! | `POST show {"kind": "final" \| "error" \| "status" \| "files" \| "file", "text", ...}` | 204; what the client showed the user |
 //! | `POST done` | 204 |
 //!
 //! Every request and answer is logged with the journal position, so checks can order them
@@ -23,7 +23,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mock_server::Journal;
+use mock_server::{Clock, Journal};
 use serde_json::{Value, json};
 
 use crate::rules::UserRecord;
@@ -42,33 +42,32 @@ pub struct UserChannel {
 struct Inner {
     script: Value,
     journal: Journal,
+    clock: Clock,
     state: Mutex<State_>,
     http: reqwest::Client,
 }
 
 struct State_ {
-    messages: VecDeque<String>,
+    /// The turns still to come (objects with at least `message`).
+    messages: VecDeque<Value>,
     interrupted: bool,
     log: Vec<UserRecord>,
 }
 
 impl UserChannel {
-    /// A person following `script` (see `ScenarioSpec::script`), logging against `journal`.
-    pub fn new(script: Value, journal: Journal) -> Self {
+    /// A person following `script` (see `ScenarioSpec::script`), logging against `journal`;
+    /// a pause in the script (`after_seconds`) moves `clock`.
+    pub fn new(script: Value, journal: Journal, clock: Clock) -> Self {
         let messages = script
-            .get("messages")
+            .get("turns")
             .and_then(Value::as_array)
-            .map(|m| {
-                m.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
+            .map(|turns| turns.iter().cloned().collect())
             .unwrap_or_default();
         Self {
             inner: Arc::new(Inner {
                 script,
                 journal,
+                clock,
                 state: Mutex::new(State_ {
                     messages,
                     interrupted: false,
@@ -156,8 +155,13 @@ fn parse(body: &str) -> Value {
 async fn next_message(State(user): State<UserChannel>) -> Response {
     let message = user.lock().messages.pop_front();
     match message {
-        Some(m) => {
-            let answer = json!({"message": m});
+        Some(answer) => {
+            // The person comes back later: time passes for Computer (and its links) too.
+            if let Some(secs) = answer.get("after_seconds").and_then(Value::as_u64) {
+                user.inner
+                    .clock
+                    .advance(std::time::Duration::from_secs(secs));
+            }
             user.record("next-message", Value::Null, answer.clone());
             axum::Json(answer).into_response()
         }

@@ -1,0 +1,391 @@
+//! The account world in the reference client: attachments (upload envelope, presigned POST,
+//! `attachment_urls`), a Project and the person's mode or model for a message, and the host's
+//! own requests: list a turn's files (paging through `next_cursor`) and download a file again
+//! (refreshing an expired link with `create_asset_download`).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::Client;
+use crate::error::ClientError;
+
+/// What the client remembers between turns.
+#[derive(Debug, Default)]
+pub(super) struct AccountState {
+    /// Download links the results handed out, by file name.
+    files: BTreeMap<String, String>,
+    /// The settings the thread runs with, as the client last set them.
+    settings: serde_json::Map<String, Value>,
+    /// The Project arguments of the conversation (sent again on follow-ups only when breaking
+    /// `computer.project.new-conversation`).
+    project: serde_json::Map<String, Value>,
+}
+
+impl AccountState {
+    /// Remembers the download links of a result's `files`.
+    pub(super) fn remember_files(&mut self, result: &Value) {
+        for f in result
+            .get("files")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(name), Some(url)) = (
+                f.get("filename").and_then(Value::as_str),
+                f.get("url").and_then(Value::as_str),
+            ) {
+                self.files.insert(name.to_owned(), url.to_owned());
+            }
+        }
+    }
+}
+
+/// A multipart/form-data body: every field first, the file part last (S3's order).
+fn multipart(
+    fields: &serde_json::Map<String, Value>,
+    filename: &str,
+    mime: &str,
+    file: &[u8],
+) -> (String, Vec<u8>) {
+    // Any boundary works that the content does not contain; the clock makes one unlikely to.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let boundary = format!("conformance-{nanos:x}");
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        let value = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_owned);
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            )
+            .as_bytes(),
+        );
+    }
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\nContent-Type: {mime}\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(file);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+impl Client {
+    /// Adds what the person's turn carries beyond text to the message's arguments: uploaded
+    /// attachments, the Project of a new conversation, and the picked mode or model.
+    pub(super) async fn turn_arguments(
+        &mut self,
+        turn: &Value,
+        args: &mut Value,
+    ) -> Result<(), ClientError> {
+        let continuing = args.get("thread_id").is_some();
+        if !continuing {
+            self.account.settings.clear();
+            self.account.project.clear();
+        }
+        if let Some(files) = turn.get("attachments").and_then(Value::as_array) {
+            let mut urls = Vec::new();
+            for file in files {
+                if let Some(url) = self.attach(file).await? {
+                    urls.push(json!(url));
+                }
+            }
+            if !urls.is_empty() && !self.breaks("computer.upload.attachment-url") {
+                args["attachment_urls"] = Value::Array(urls);
+            }
+        }
+        if let Some(project) = turn.get("project") {
+            let name = project
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(uuid) = self.find_project(name).await? {
+                self.account
+                    .project
+                    .insert("project_uuid".into(), json!(uuid));
+                if let Some(v) = project.get("visibility") {
+                    self.account
+                        .project
+                        .insert("project_visibility".into(), v.clone());
+                }
+            }
+        }
+        if !continuing || self.breaks("computer.project.new-conversation") {
+            for (k, v) in &self.account.project {
+                args[k.as_str()] = v.clone();
+            }
+        }
+        if let Some(picked) = turn.get("settings").and_then(Value::as_object) {
+            // The breaking client merges the new pick into the old one, the classic bug that
+            // sends a mode and a model together.
+            if !self.breaks("computer.settings.mode-or-model") {
+                self.account.settings.clear();
+            }
+            for (k, v) in picked {
+                self.account.settings.insert(k.clone(), v.clone());
+            }
+            // A follow-up that names neither keeps the thread's settings, so they are only
+            // passed on the turn the person picked them.
+            for (k, v) in &self.account.settings {
+                args[k.as_str()] = v.clone();
+            }
+        }
+        Ok(())
+    }
+
+    /// Uploads one attached file; returns its attachment_url.
+    async fn attach(&mut self, file: &Value) -> Result<Option<String>, ClientError> {
+        let name = file
+            .get("filename")
+            .and_then(Value::as_str)
+            .unwrap_or("file");
+        let mime = file
+            .get("mime_type")
+            .and_then(Value::as_str)
+            .unwrap_or("application/octet-stream");
+        let content = file
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let envelope = self
+            .call(
+                "create_attachment_upload",
+                json!({"filename": name, "mime_type": mime, "size_bytes": content.len()}),
+            )
+            .await?;
+        let (Some(upload_url), Some(attachment_url), Some(fields)) = (
+            envelope.get("upload_url").and_then(Value::as_str),
+            envelope.get("attachment_url").and_then(Value::as_str),
+            envelope.get("upload_fields").and_then(Value::as_object),
+        ) else {
+            self.show("error", &envelope).await?;
+            return Ok(None);
+        };
+        let mut fields = fields.clone();
+        if self.breaks("computer.upload.envelope") {
+            fields.remove("policy");
+        }
+        let (content_type, body) = multipart(&fields, name, mime, content.as_bytes());
+        // Unauthenticated: the presigned POST carries its own signature.
+        let response = self
+            .http
+            .post(upload_url)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .map_err(Self::http_error(upload_url))?;
+        if !response.status().is_success() {
+            let text = response.text().await.unwrap_or_default();
+            self.show(
+                "error",
+                &json!({"text": format!("Upload of {name} failed: {text}")}),
+            )
+            .await?;
+        }
+        Ok(Some(attachment_url.to_owned()))
+    }
+
+    /// The uuid of the Project named `name`, paging projects_list until it is found or the
+    /// listing ends.
+    async fn find_project(&mut self, name: &str) -> Result<Option<String>, ClientError> {
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut args = json!({});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = self.call("projects_list", args).await?;
+            let found = page
+                .get("projects")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+                .and_then(|p| p.get("project_uuid")?.as_str());
+            if let Some(uuid) = found {
+                return Ok(Some(uuid.to_owned()));
+            }
+            match page.get("next_cursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// Every asset of `thread` (of one turn with `entry_id`), paging while next_cursor is not
+    /// null.
+    async fn list_assets(
+        &mut self,
+        thread: &str,
+        entry_id: Option<&str>,
+    ) -> Result<Vec<Value>, ClientError> {
+        let mut assets = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut args = json!({"thread_id": thread});
+            if let Some(e) = entry_id {
+                args["entry_id"] = json!(e);
+            }
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = self.call("list_thread_assets", args).await?;
+            let items = page
+                .get("assets")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            // The mistake the document warns about: an empty filtered page taken as the end.
+            if items.is_empty() && self.breaks("computer.paging.next-cursor") {
+                return Ok(assets);
+            }
+            assets.extend(items);
+            match page.get("next_cursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(assets),
+            }
+        }
+    }
+
+    /// Carries out something the person asked the host (not Computer) to do.
+    pub(super) async fn host_request(
+        &mut self,
+        request: &Value,
+        thread: Option<&str>,
+    ) -> Result<(), ClientError> {
+        let Some(thread) = thread else {
+            return self
+                .show(
+                    "error",
+                    &json!({"text": "There is no conversation to look at yet."}),
+                )
+                .await;
+        };
+        match request.get("kind").and_then(Value::as_str) {
+            Some("files") => {
+                let entry = if request.get("of").and_then(Value::as_str) == Some("latest") {
+                    let read = self
+                        .call("read_thread", json!({"thread_id": thread}))
+                        .await?;
+                    read.pointer("/web_state/entries")
+                        .and_then(Value::as_array)
+                        .and_then(|e| e.last())
+                        .and_then(|e| e.get("entry_id")?.as_str())
+                        .map(str::to_owned)
+                } else {
+                    None
+                };
+                let assets = self.list_assets(thread, entry.as_deref()).await?;
+                let names: Vec<&str> = assets
+                    .iter()
+                    .filter_map(|a| a.get("filename")?.as_str())
+                    .collect();
+                self.user_post(
+                    "show",
+                    json!({"kind": "files", "text": names.join("\n"), "files": assets, "thread_id": thread}),
+                )
+                .await
+                .map(|_| ())
+            }
+            Some("download") => {
+                let name = request
+                    .get("filename")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                self.download(thread, name).await
+            }
+            _ => {
+                self.show("error", &json!({"text": "This host cannot do that."}))
+                    .await
+            }
+        }
+    }
+
+    /// Downloads `name`: the link the client has first, a fresh one when it has expired.
+    async fn download(&mut self, thread: &str, name: &str) -> Result<(), ClientError> {
+        if let Some(url) = self.account.files.get(name).cloned()
+            && let Some(bytes) = self.get_file(&url).await?
+        {
+            return self.show_file(thread, name, &url, bytes).await;
+        }
+        if self.breaks("computer.assets.refresh-download") {
+            return self
+                .show(
+                    "error",
+                    &json!({"text": format!("The link to {name} has expired.")}),
+                )
+                .await;
+        }
+        let assets = self.list_assets(thread, None).await?;
+        let Some(asset_id) = assets
+            .iter()
+            .find(|a| a.get("filename").and_then(Value::as_str) == Some(name))
+            .and_then(|a| a.get("asset_id")?.as_str())
+        else {
+            return self
+                .show(
+                    "error",
+                    &json!({"text": format!("{name} is not in this conversation.")}),
+                )
+                .await;
+        };
+        let fresh = self
+            .call(
+                "create_asset_download",
+                json!({"thread_id": thread, "asset_id": asset_id}),
+            )
+            .await?;
+        let Some(url) = fresh.get("url").and_then(Value::as_str).map(str::to_owned) else {
+            return self.show("error", &fresh).await;
+        };
+        self.account.files.insert(name.to_owned(), url.clone());
+        match self.get_file(&url).await? {
+            Some(bytes) => self.show_file(thread, name, &url, bytes).await,
+            None => {
+                self.show(
+                    "error",
+                    &json!({"text": format!("Could not download {name}.")}),
+                )
+                .await
+            }
+        }
+    }
+
+    /// GETs a download link: the bytes, or None when the link is refused (expired).
+    async fn get_file(&self, url: &str) -> Result<Option<usize>, ClientError> {
+        let response = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(Self::http_error(url))?;
+        if !response.status().is_success() {
+            return Ok(None);
+        }
+        let bytes = response.bytes().await.map_err(Self::http_error(url))?;
+        Ok(Some(bytes.len()))
+    }
+
+    async fn show_file(
+        &self,
+        thread: &str,
+        name: &str,
+        url: &str,
+        size: usize,
+    ) -> Result<(), ClientError> {
+        self.user_post(
+            "show",
+            json!({"kind": "file", "text": format!("Downloaded {name} ({size} bytes)."),
+                   "files": [{"filename": name, "url": url, "size_bytes": size}], "thread_id": thread}),
+        )
+        .await
+        .map(|_| ())
+    }
+}
