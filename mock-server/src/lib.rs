@@ -17,6 +17,7 @@
 //! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum [`Router`] to
 //! drive with `tower::ServiceExt::oneshot`.
 
+pub mod agent;
 pub mod clock;
 mod computer;
 mod control;
