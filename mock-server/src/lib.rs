@@ -110,6 +110,7 @@ struct Shared {
     oauth: oauth::Store,
     tasks: computer::Tasks,
     elicitations: computer::Elicitations,
+    agent: agent::Store,
 }
 
 impl AppState {
@@ -146,6 +147,7 @@ impl AppState {
                 oauth: oauth::Store::default(),
                 tasks: computer::Tasks::default(),
                 elicitations: computer::Elicitations::default(),
+                agent: agent::Store::default(),
             }),
         })
     }
@@ -174,12 +176,16 @@ impl AppState {
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth
     }
+    pub(crate) fn agent(&self) -> &agent::Store {
+        &self.inner.agent
+    }
 
     fn router(&self) -> Router {
         Router::new()
             .merge(computer::routes(self.clone()))
             .merge(control::routes())
             .merge(oauth::routes())
+            .merge(agent::routes())
             .layer(axum::middleware::from_fn_with_state(
                 self.clone(),
                 journal::record_exchange,
