@@ -187,7 +187,7 @@ fn continuation(
         let (decided, next_step) = if history.is_empty() && decisions.is_empty() {
             (Vec::new(), 0)
         } else {
-            let decided = match_all(&history, &decisions)?;
+            let decided = match_all(&history, &input)?;
             let calls_done = input
                 .as_array()
                 .map(|items| {
@@ -282,11 +282,11 @@ fn continuation(
     let scenario = (loaded.name.clone(), loaded.script.clone());
     let (turn, next_step, decided) = match pause {
         Some(pause) => {
-            let decided = match_all(&pause.approvals, &decisions)?;
+            let decided = match_all(&pause.approvals, &input)?;
             (pause.turn, pause.next_step, decided)
         }
         None => {
-            let decided = match_all(&[], &decisions)?;
+            let decided = match_all(&[], &input)?;
             (turn + 1, 0, decided)
         }
     };
@@ -302,10 +302,7 @@ fn continuation(
 }
 
 /// One decision per pending request, else 400 `invalid_request` naming the id.
-fn match_all(
-    pending: &[Pending],
-    decisions: &[approval::ApprovalDecision],
-) -> Result<Vec<Decided>, ApiError> {
+fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiError> {
     let theirs: Vec<approval::PendingApproval> = pending
         .iter()
         .map(|p| approval::PendingApproval {
@@ -316,7 +313,8 @@ fn match_all(
             connector_id: None,
         })
         .collect();
-    let matched = approval::match_decisions(&theirs, decisions)
+    // Matched against the input itself, so an error names the item (`input[1]`).
+    let matched = approval::match_input(&theirs, input)
         .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
     Ok(matched
         .into_iter()
