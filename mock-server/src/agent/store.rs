@@ -184,6 +184,11 @@ impl Store {
         self.runs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How many runs it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.runs().len()
+    }
+
     /// Remembers a run.
     pub(crate) fn insert(&self, run: Arc<Run>) {
         self.runs().insert(run.id.clone(), run);

@@ -81,7 +81,8 @@ pub(crate) fn tool_fields(kind: &str) -> Option<&'static [&'static str]> {
 /// A create request, after the unknown-field check.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct CreateRequest {
-    /// A string or a list of input items.
+    /// A string or a list of input items (`null` when missing: validation names it).
+    #[serde(default)]
     pub(crate) input: Value,
     /// Run in the background.
     #[serde(default)]
