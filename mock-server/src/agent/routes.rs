@@ -128,7 +128,7 @@ fn check_tools_for_account(v: &Validated, account: &Account) -> Result<(), ApiEr
         let policy = match tool {
             Tool::Mcp(mcp) => mcp.require_approval.as_ref(),
             Tool::Connector(connector) => {
-                let known = connectors::managed_catalog(&connector.id).is_some()
+                let known = connectors::is_managed(&connector.id)
                     || account
                         .agent_api
                         .custom_connectors
@@ -167,25 +167,18 @@ fn continuation(
     validated: Validated,
 ) -> Result<Setup, ApiError> {
     let input = validated.request.input.clone();
-    let decisions = approval::decisions_in_input(&input);
+    let decisions = approval::decisions_in_input(&input)
+        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
     let Some(previous_id) = validated.request.previous_response_id.clone() else {
         let text = first_user_text(&input);
         let loaded = app.catalog().agent_route(&text);
         let scenario = (loaded.name.clone(), loaded.script.clone());
         // Zero-data-retention continuation: the pending requests come from the history.
-        let history: Vec<Pending> = approval::pending_in_history(&input)
-            .into_iter()
-            .map(|p| Pending {
-                id: p.id,
-                server_label: p.server_label,
-                name: p.name,
-                arguments: p.arguments,
-            })
-            .collect();
+        let history: Vec<Pending> = approval::pending_in_history(&input).into_iter().collect();
         let (decided, next_step) = if history.is_empty() && decisions.is_empty() {
             (Vec::new(), 0)
         } else {
-            let decided = match_all(&history, &decisions)?;
+            let decided = match_all(&history, &input)?;
             let calls_done = input
                 .as_array()
                 .map(|items| {
@@ -280,11 +273,11 @@ fn continuation(
     let scenario = (loaded.name.clone(), loaded.script.clone());
     let (turn, next_step, decided) = match pause {
         Some(pause) => {
-            let decided = match_all(&pause.approvals, &decisions)?;
+            let decided = match_all(&pause.approvals, &input)?;
             (pause.turn, pause.next_step, decided)
         }
         None => {
-            let decided = match_all(&[], &decisions)?;
+            let decided = match_all(&[], &input)?;
             (turn + 1, 0, decided)
         }
     };
@@ -299,31 +292,14 @@ fn continuation(
     })
 }
 
-/// One decision per pending request, else 400 `invalid_request` naming the id.
-fn match_all(
-    pending: &[Pending],
-    decisions: &[approval::ApprovalDecision],
-) -> Result<Vec<Decided>, ApiError> {
-    let theirs: Vec<approval::PendingApproval> = pending
-        .iter()
-        .map(|p| approval::PendingApproval {
-            id: p.id.clone(),
-            server_label: p.server_label.clone(),
-            name: p.name.clone(),
-            arguments: p.arguments.clone(),
-        })
-        .collect();
-    let matched = approval::match_decisions(&theirs, decisions)
-        .map_err(|e| ApiError::invalid_request(e.to_string()).param("input"))?;
+/// One decision per pending request, else 400 `invalid_request` naming the item.
+fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiError> {
+    let matched = approval::match_input(pending, input)
+        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
     Ok(matched
         .into_iter()
-        .map(|(p, d)| Decided {
-            pending: Pending {
-                id: p.id,
-                server_label: p.server_label,
-                name: p.name,
-                arguments: p.arguments,
-            },
+        .map(|(pending, d)| Decided {
+            pending,
             approve: d.approve,
             reason: d.reason,
         })

@@ -466,6 +466,7 @@ impl Engine {
                         server_label: target.label.clone(),
                         name: name.clone(),
                         arguments: arguments.to_string(),
+                        connector_id: target.connector_id.clone(),
                     };
                     self.add_item(target.approval_item(&pending));
                     return Flow::Paused(Pause {

@@ -23,17 +23,7 @@ pub(crate) struct RunFile {
 }
 
 /// An approval request the run is waiting on.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Pending {
-    /// The `mcp_approval_request` id.
-    pub(crate) id: String,
-    /// Its server label.
-    pub(crate) server_label: String,
-    /// Tool name.
-    pub(crate) name: String,
-    /// Arguments as a JSON string.
-    pub(crate) arguments: String,
-}
+pub(crate) type Pending = super::approval::PendingApproval;
 
 /// Where a turn stopped before its end, so a continuation can resume it.
 #[derive(Debug, Clone)]
