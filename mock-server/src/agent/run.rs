@@ -465,7 +465,7 @@ impl Engine {
                     let words: Vec<String> = name.split('_').map(str::to_owned).collect();
                     self.add_item(target.search_item(&words, Some(&name)));
                 }
-                if target.requires_approval(&listed) {
+                if target.requires_approval(listed) {
                     let pending = Pending {
                         id: new_id("mcpr"),
                         server_label: target.label.clone(),
