@@ -342,6 +342,10 @@ impl MockHandle {
     pub fn catalog(&self) -> &Catalog {
         self.state.catalog()
     }
+    /// How many Agent API responses the mock holds (tests check a refused request added none).
+    pub fn agent_responses(&self) -> usize {
+        self.state.agent().len()
+    }
 }
 
 /// A running mock; stops when dropped.

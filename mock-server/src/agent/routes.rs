@@ -128,7 +128,7 @@ fn check_tools_for_account(v: &Validated, account: &Account) -> Result<(), ApiEr
         let policy = match tool {
             Tool::Mcp(mcp) => mcp.require_approval.as_ref(),
             Tool::Connector(connector) => {
-                let known = connectors::managed_catalog(&connector.id).is_some()
+                let known = connectors::is_managed(&connector.id)
                     || account
                         .agent_api
                         .custom_connectors
@@ -167,7 +167,6 @@ fn continuation(
     validated: Validated,
 ) -> Result<Setup, ApiError> {
     let input = validated.request.input.clone();
-    // A malformed mcp_approval_response is an invalid decision: 400 in every mode.
     let decisions = approval::decisions_in_input(&input)
         .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
     let Some(previous_id) = validated.request.previous_response_id.clone() else {
@@ -175,15 +174,7 @@ fn continuation(
         let loaded = app.catalog().agent_route(&text);
         let scenario = (loaded.name.clone(), loaded.script.clone());
         // Zero-data-retention continuation: the pending requests come from the history.
-        let history: Vec<Pending> = approval::pending_in_history(&input)
-            .into_iter()
-            .map(|p| Pending {
-                id: p.id,
-                server_label: p.server_label,
-                name: p.name,
-                arguments: p.arguments,
-            })
-            .collect();
+        let history: Vec<Pending> = approval::pending_in_history(&input).into_iter().collect();
         let (decided, next_step) = if history.is_empty() && decisions.is_empty() {
             (Vec::new(), 0)
         } else {
@@ -301,30 +292,14 @@ fn continuation(
     })
 }
 
-/// One decision per pending request, else 400 `invalid_request` naming the id.
+/// One decision per pending request, else 400 `invalid_request` naming the item.
 fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiError> {
-    let theirs: Vec<approval::PendingApproval> = pending
-        .iter()
-        .map(|p| approval::PendingApproval {
-            id: p.id.clone(),
-            server_label: p.server_label.clone(),
-            name: p.name.clone(),
-            arguments: p.arguments.clone(),
-            connector_id: None,
-        })
-        .collect();
-    // Matched against the input itself, so an error names the item (`input[1]`).
-    let matched = approval::match_input(&theirs, input)
+    let matched = approval::match_input(pending, input)
         .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
     Ok(matched
         .into_iter()
-        .map(|(p, d)| Decided {
-            pending: Pending {
-                id: p.id,
-                server_label: p.server_label,
-                name: p.name,
-                arguments: p.arguments,
-            },
+        .map(|(pending, d)| Decided {
+            pending,
             approve: d.approve,
             reason: d.reason,
         })

@@ -136,12 +136,12 @@ fn initial_response(id: &str, v: &Validated, created_at: i64, status: &str) -> V
         "service_tier": r.service_tier.clone().unwrap_or_else(|| "default".into()),
         "status": status,
         "store": r.store.unwrap_or(true),
-        "temperature": r.temperature.unwrap_or(1.0),
+        "temperature": r.temperature.map_or(json!(1), |t| json!(t)),
         "text": {"format": {"type": "text"}},
         "tool_choice": r.tool_choice.clone().unwrap_or_else(|| json!("auto")),
         "tools": tools,
         "top_logprobs": 0,
-        "top_p": r.top_p.unwrap_or(1.0),
+        "top_p": r.top_p.map_or(json!(1), |t| json!(t)),
         "truncation": "",
         "usage": null,
         "user": null,
@@ -449,7 +449,12 @@ impl Engine {
                     return Flow::Next;
                 };
                 let name = listed.name.clone();
-                let arguments = arguments.clone().unwrap_or_else(|| {
+                // Scripted arguments belong to the scripted tool; when the server does not list
+                // it and the model falls back to another tool, it builds arguments for that one.
+                let scripted = arguments
+                    .clone()
+                    .filter(|_| tool.as_deref().is_none_or(|t| t == name));
+                let arguments = scripted.unwrap_or_else(|| {
                     tools::example_arguments(
                         &listed.input_schema,
                         &user_text(&self.setup.validated.request.input),
@@ -460,12 +465,13 @@ impl Engine {
                     let words: Vec<String> = name.split('_').map(str::to_owned).collect();
                     self.add_item(target.search_item(&words, Some(&name)));
                 }
-                if target.requires_approval(&listed) {
+                if target.requires_approval(listed) {
                     let pending = Pending {
                         id: new_id("mcpr"),
                         server_label: target.label.clone(),
                         name: name.clone(),
                         arguments: arguments.to_string(),
+                        connector_id: target.connector_id.clone(),
                     };
                     self.add_item(target.approval_item(&pending));
                     return Flow::Paused(Pause {

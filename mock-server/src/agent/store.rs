@@ -23,17 +23,7 @@ pub(crate) struct RunFile {
 }
 
 /// An approval request the run is waiting on.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Pending {
-    /// The `mcp_approval_request` id.
-    pub(crate) id: String,
-    /// Its server label.
-    pub(crate) server_label: String,
-    /// Tool name.
-    pub(crate) name: String,
-    /// Arguments as a JSON string.
-    pub(crate) arguments: String,
-}
+pub(crate) type Pending = super::approval::PendingApproval;
 
 /// Where a turn stopped before its end, so a continuation can resume it.
 #[derive(Debug, Clone)]
@@ -182,6 +172,11 @@ pub(crate) struct Store {
 impl Store {
     fn runs(&self) -> MutexGuard<'_, HashMap<String, Arc<Run>>> {
         self.runs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many runs it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.runs().len()
     }
 
     /// Remembers a run.

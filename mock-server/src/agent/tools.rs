@@ -10,7 +10,7 @@ use super::mcp_client::{McpClient, RemoteServer, RemoteTool};
 use super::run::Setup;
 use super::script::AgentScript;
 use super::store::Pending;
-use super::wire::{ListedTool, Tool, call_token, new_id};
+use super::wire::{Tool, call_token, new_id};
 use crate::world::ConnectorState;
 
 /// One MCP server or connector of the request, discovered.
@@ -24,7 +24,7 @@ pub(crate) struct Server {
     /// GitHub with the sandbox and no `allowed_tools`: the work runs through git/gh instead.
     pub(crate) sandbox_mode: bool,
     /// The tools the model may use (after `allowed_tools`).
-    pub(crate) tools: Vec<ListedTool>,
+    pub(crate) tools: Vec<RemoteTool>,
     /// Connection state (always connected for `mcp` tools).
     pub(crate) state: ConnectorState,
     /// Where calls go, for real MCP servers.
@@ -133,9 +133,15 @@ pub(crate) async fn discover(setup: &Setup, script: &AgentScript) -> Result<Vec<
                     state,
                     remote,
                     policy: ApprovalPolicy::from_request(connector.require_approval.as_ref()).ok(),
-                    description: connector.server_description.clone().unwrap_or_else(|| {
-                        format!("Tools of the {} connector", connector.server_label)
-                    }),
+                    description: connector
+                        .server_description
+                        .clone()
+                        .or_else(|| {
+                            connectors::namespace_description(&connector.id).map(str::to_owned)
+                        })
+                        .unwrap_or_else(|| {
+                            format!("Tools of the {} connector", connector.server_label)
+                        }),
                 });
             }
             _ => {}
@@ -148,16 +154,10 @@ fn discovery_error(label: &str, detail: &str) -> String {
     format!("Error retrieving tool list from MCP server: '{label}'. {detail}")
 }
 
-fn allowed(listed: Vec<RemoteTool>, allowed: Option<&[String]>) -> Vec<ListedTool> {
+fn allowed(listed: Vec<RemoteTool>, allowed: Option<&[String]>) -> Vec<RemoteTool> {
     listed
         .into_iter()
         .filter(|t| allowed.is_none_or(|a| a.is_empty() || a.contains(&t.name)))
-        .map(|t| ListedTool {
-            name: t.name,
-            description: t.description,
-            input_schema: t.input_schema,
-            read_only: t.read_only,
-        })
         .collect()
 }
 
@@ -203,19 +203,19 @@ impl Server {
         item.insert("server_label".into(), json!(self.label));
         item.insert(
             "tools".into(),
-            Value::Array(self.tools.iter().map(ListedTool::to_json).collect()),
+            Value::Array(self.tools.iter().map(RemoteTool::list_entry).collect()),
         );
         Some(Value::Object(item))
     }
 
     /// The tool a call uses: the named one if listed, else the first listed.
-    pub(crate) fn choose_tool(&self, name: Option<&str>) -> Option<&ListedTool> {
+    pub(crate) fn choose_tool(&self, name: Option<&str>) -> Option<&RemoteTool> {
         name.and_then(|n| self.tools.iter().find(|t| t.name == n))
             .or_else(|| self.tools.first())
     }
 
     /// Whether calling `tool` needs an approval first.
-    pub(crate) fn requires_approval(&self, tool: &ListedTool) -> bool {
+    pub(crate) fn requires_approval(&self, tool: &RemoteTool) -> bool {
         self.policy
             .as_ref()
             .is_some_and(|p| p.requires_approval(&tool.name, tool.read_only))
@@ -224,44 +224,21 @@ impl Server {
     /// A `tool_search_output` for these search words; `include` forces a tool into the match
     /// (the one the model goes on to call).
     pub(crate) fn search_item(&self, queries: &[String], include: Option<&str>) -> Value {
-        let remote: Vec<RemoteTool> = self
-            .tools
-            .iter()
-            .map(|t| RemoteTool {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                input_schema: t.input_schema.clone(),
-                read_only: t.read_only,
-            })
-            .collect();
-        let mut matched: Vec<RemoteTool> = Vec::new();
-        for query in queries {
-            for tool in connectors::search_catalog(&remote, query) {
-                if !matched.iter().any(|m| m.name == tool.name) {
-                    matched.push(tool);
-                }
-            }
-        }
+        let mut matched = connectors::search_catalog(&self.tools, &queries.join(" "));
         if let Some(name) = include
             && !matched.iter().any(|m| m.name == name)
-            && let Some(tool) = remote.iter().find(|t| t.name == name)
+            && let Some(tool) = self.tools.iter().find(|t| t.name == name)
         {
             matched.push(tool.clone());
         }
         let tools: Vec<Value> = if matched.is_empty() {
             Vec::new()
         } else {
-            vec![json!({
-                "type": "namespace",
-                "name": self.label,
-                "description": self.description,
-                "tools": matched.iter().map(|t| json!({
-                    "type": "function",
-                    "name": t.name,
-                    "description": t.description.clone().unwrap_or_default(),
-                    "parameters": t.input_schema,
-                })).collect::<Vec<_>>(),
-            })]
+            vec![connectors::search_namespace(
+                &self.label,
+                &self.description,
+                &matched,
+            )]
         };
         json!({
             "type": "tool_search_output",

@@ -242,13 +242,11 @@ fn check_tools(tools: &[Tool]) -> Result<(), ApiError> {
     for (i, tool) in tools.iter().enumerate() {
         let at = format!("tools[{i}]");
         match tool {
-            Tool::Function { name, .. } => {
-                if RESERVED_FUNCTION_NAMES.contains(&name.as_str()) {
-                    return Err(ApiError::validation(format!(
-                        "{at}: function name \"{name}\" is reserved for a built-in tool; rename the function"
-                    ))
-                    .param(format!("{at}.name")));
-                }
+            Tool::Function { name, .. } if RESERVED_FUNCTION_NAMES.contains(&name.as_str()) => {
+                return Err(ApiError::validation(format!(
+                    "{at}: function name \"{name}\" is reserved for a built-in tool; rename the function"
+                ))
+                .param(format!("{at}.name")));
             }
             Tool::FetchUrl { max_urls: Some(n) } if !(1..=10).contains(n) => {
                 return Err(ApiError::validation(format!(

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// Top-level request fields the API accepts; anything else is refused, as the live API does.
 pub(crate) const REQUEST_FIELDS: &[&str] = &[
@@ -81,7 +81,8 @@ pub(crate) fn tool_fields(kind: &str) -> Option<&'static [&'static str]> {
 /// A create request, after the unknown-field check.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct CreateRequest {
-    /// A string or a list of input items.
+    /// A string or a list of input items (`null` when missing: validation names it).
+    #[serde(default)]
     pub(crate) input: Value,
     /// Run in the background.
     #[serde(default)]
@@ -216,35 +217,6 @@ pub(crate) struct ConnectorTool {
     /// Approval policy.
     #[serde(default)]
     pub(crate) require_approval: Option<Value>,
-}
-
-/// A tool listed by an MCP server or connector, as `mcp_list_tools` shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ListedTool {
-    /// Tool name.
-    pub(crate) name: String,
-    /// Description.
-    pub(crate) description: Option<String>,
-    /// JSON Schema of its arguments.
-    pub(crate) input_schema: Value,
-    /// `annotations.read_only`.
-    pub(crate) read_only: Option<bool>,
-}
-
-impl ListedTool {
-    /// The `mcp_list_tools.tools[]` entry.
-    pub(crate) fn to_json(&self) -> Value {
-        let mut tool = json!({"name": self.name, "input_schema": self.input_schema});
-        if let Some(map) = tool.as_object_mut() {
-            if let Some(description) = &self.description {
-                map.insert("description".into(), json!(description));
-            }
-            if let Some(read_only) = self.read_only {
-                map.insert("annotations".into(), json!({"read_only": read_only}));
-            }
-        }
-        tool
-    }
 }
 
 /// A fresh id with a prefix, shaped like the live ones (`resp_<uuid>`, `msg_<uuid>`).
