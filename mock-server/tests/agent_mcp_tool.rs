@@ -365,3 +365,126 @@ async fn a_url_that_is_no_mcp_endpoint_is_a_discovery_failure() {
     let message = reply.body["error"]["message"].as_str().expect("message");
     assert!(message.contains(&url), "{message}");
 }
+
+/// A world where alice's Project has a custom connector at `url` (the remote server), with
+/// `state` in her connector map when given.
+fn world_with_custom_connector(url: &str, state: Option<&str>) -> std::path::PathBuf {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/world.json");
+    let text = std::fs::read_to_string(path).expect("the default world file");
+    let mut world: Value = serde_json::from_str(&text).expect("world JSON");
+    let alice = world["accounts"]
+        .as_array_mut()
+        .and_then(|accounts| accounts.iter_mut().find(|a| a["id"] == "alice"))
+        .expect("alice");
+    alice["agent_api"]["custom_connectors"] = json!([
+        {"id": "connector_team_tools", "url": url, "authorization": "alice-dev-token"}
+    ]);
+    if let Some(state) = state {
+        alice["agent_api"]["connectors"]["connector_team_tools"] = json!(state);
+    }
+    let file = std::env::temp_dir().join(format!(
+        "agent-mcp-world-{}-{}.json",
+        std::process::id(),
+        port_of(url)
+    ));
+    std::fs::write(&file, world.to_string()).expect("write the world file");
+    file
+}
+
+/// The digits of a URL (its host and port), to keep temporary file names apart.
+fn port_of(url: &str) -> String {
+    url.chars().filter(char::is_ascii_digit).collect()
+}
+
+fn connector(allowed: &[&str]) -> Value {
+    json!({"type": "connector", "id": "connector_team_tools", "server_label": "team", "allowed_tools": allowed})
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_custom_connector_is_discovered_deferred_and_called_on_its_saved_server() {
+    let remote = remote().await;
+    let world = world_with_custom_connector(&remote.mcp_url(), None);
+    let mock = Mock::with(MockServer::builder().world(&world));
+    let reply = mock
+        .agent_create(
+            ALICE,
+            request(
+                "#mcp-approval team models",
+                json!([connector(&["models_list"])]),
+            ),
+        )
+        .await;
+    let _ = std::fs::remove_file(&world);
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    // Connectors are deferred by default: the model searches the catalog before it calls.
+    assert_eq!(
+        item_types(&reply.body),
+        [
+            "mcp_list_tools",
+            "tool_search_output",
+            "mcp_call",
+            "message"
+        ]
+    );
+    let listed = item(&reply.body, "mcp_list_tools");
+    assert_eq!(listed["connector_id"], "connector_team_tools");
+    assert_eq!(listed["tools"][0]["name"], "models_list");
+    let call = item(&reply.body, "mcp_call");
+    assert_eq!(call["connector_id"], "connector_team_tools");
+    assert_eq!(call["server_label"], "team");
+    assert!(
+        call["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("\"models\"")),
+        "{call:#}"
+    );
+    // The saved connection supplied the URL and the token: the remote accepted the call.
+    let calls = rpc(&remote, "tools/call");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(
+        calls[0].request_headers["authorization"],
+        "Bearer [redacted]"
+    );
+    assert_eq!(calls[0].status, 200);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lapsed_custom_connector_fails_its_call_in_band_without_calling_the_server() {
+    let remote = remote().await;
+    let world = world_with_custom_connector(&remote.mcp_url(), Some("lapsed"));
+    let mock = Mock::with(MockServer::builder().world(&world));
+    let reply = mock
+        .agent_create(
+            ALICE,
+            request(
+                "#mcp-approval team models",
+                json!([connector(&["models_list"])]),
+            ),
+        )
+        .await;
+    let _ = std::fs::remove_file(&world);
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(reply.body["status"], "completed");
+    assert_eq!(item(&reply.body, "mcp_call")["error"], "AUTH_REQUIRED");
+    assert!(rpc(&remote, "tools/call").is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_custom_connector_that_is_not_connected_lists_no_tools_and_no_error() {
+    let remote = remote().await;
+    let world = world_with_custom_connector(&remote.mcp_url(), Some("not_connected"));
+    let mock = Mock::with(MockServer::builder().world(&world));
+    let reply = mock
+        .agent_create(
+            ALICE,
+            request("#mcp-approval team models", json!([connector(&[])])),
+        )
+        .await;
+    let _ = std::fs::remove_file(&world);
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    let listed = item(&reply.body, "mcp_list_tools");
+    assert_eq!(listed["tools"], json!([]));
+    assert!(listed.get("error").is_none_or(Value::is_null));
+    assert!(rpc(&remote, "tools/list").is_empty(), "nothing to discover");
+    assert!(!item_types(&reply.body).contains(&"mcp_call".to_owned()));
+}
