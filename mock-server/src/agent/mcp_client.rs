@@ -8,10 +8,17 @@
 //! session and ends it with `DELETE`, because an approved call must run with the credentials of
 //! the request that approved it, not of the one that proposed it.
 //!
+//! The `mcp` tool takes Streamable HTTP only, while custom connectors also take the legacy
+//! HTTP+SSE transport; a client made with [`McpClient::allowing_legacy_sse`] falls back to it
+//! the way the MCP backwards-compatibility rules say: when POSTing `initialize` fails with a 4xx,
+//! it GETs the URL for an SSE stream whose first `endpoint` event says where to POST messages,
+//! and reads the answers from that stream.
+//!
 //! Time limits are wall-clock, measured on a watchdog thread instead of tokio timers: the mock
 //! itself often runs on a paused tokio clock (tests, `--manual-clock`), where a tokio timer would
 //! fire the moment the runtime waits on the network.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
@@ -223,6 +230,8 @@ impl Default for Timeouts {
 pub struct McpClient {
     http: reqwest::Client,
     timeouts: Timeouts,
+    /// Fall back to the legacy HTTP+SSE transport (custom connectors only).
+    legacy_sse: bool,
 }
 
 impl Default for McpClient {
@@ -266,7 +275,18 @@ impl McpClient {
             ))
             .build()
             .unwrap_or_default();
-        Self { http, timeouts }
+        Self {
+            http,
+            timeouts,
+            legacy_sse: false,
+        }
+    }
+
+    /// The same client, falling back to the legacy HTTP+SSE transport when a server refuses
+    /// Streamable HTTP (custom connectors support both; the `mcp` tool does not).
+    pub fn allowing_legacy_sse(mut self) -> Self {
+        self.legacy_sse = true;
+        self
     }
 
     /// Lists every tool the server offers (all `tools/list` pages).
@@ -305,7 +325,35 @@ struct Session<'a> {
     session_id: Option<HeaderValue>,
     version: Option<String>,
     next_id: u64,
+    /// Set when the server speaks the legacy HTTP+SSE transport.
+    legacy: Option<Legacy>,
 }
+
+/// The open GET stream of a legacy HTTP+SSE server, and where to POST messages.
+struct Legacy {
+    stream: reqwest::Response,
+    parser: SseParser,
+    queued: VecDeque<SseEvent>,
+    endpoint: Url,
+}
+
+impl Legacy {
+    /// The next event on the stream (`None` when it ends).
+    async fn next_event(&mut self) -> Result<Option<SseEvent>, reqwest::Error> {
+        loop {
+            if let Some(event) = self.queued.pop_front() {
+                return Ok(Some(event));
+            }
+            match self.stream.chunk().await? {
+                Some(chunk) => self.queued.extend(self.parser.push(&chunk)),
+                None => return Ok(None),
+            }
+        }
+    }
+}
+
+/// What a legacy GET stream is called in error messages.
+const LEGACY_STREAM: &str = "GET (legacy SSE stream)";
 
 impl<'a> Session<'a> {
     /// Connects: `initialize`, then `notifications/initialized`.
@@ -320,6 +368,7 @@ impl<'a> Session<'a> {
             session_id: None,
             version: None,
             next_id: 1,
+            legacy: None,
         };
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
@@ -329,7 +378,15 @@ impl<'a> Session<'a> {
                 "version": env!("CARGO_PKG_VERSION"),
             },
         });
-        let result = session.request("initialize", params).await?;
+        let result = match session.request("initialize", params.clone()).await {
+            Err(McpClientError::HttpStatus { status, .. })
+                if client.legacy_sse && refuses_streamable_http(status) =>
+            {
+                session.connect_legacy().await?;
+                session.request("initialize", params).await?
+            }
+            other => other?,
+        };
         let version = result
             .get("protocolVersion")
             .and_then(Value::as_str)
@@ -414,6 +471,8 @@ impl<'a> Session<'a> {
 
     /// Ends the session; servers that do not support `DELETE` answer 405, which is fine.
     async fn close(&mut self) {
+        // A legacy session ends when its stream closes.
+        self.legacy = None;
         let Some(session_id) = self.session_id.clone() else {
             return;
         };
@@ -494,6 +553,9 @@ impl<'a> Session<'a> {
         body: &Value,
         id: Option<u64>,
     ) -> Result<Option<Value>, McpClientError> {
+        if self.legacy.is_some() {
+            return self.legacy_exchange(method, body, id).await;
+        }
         let mut headers = self.headers();
         headers.insert(
             header::CONTENT_TYPE,
@@ -549,7 +611,7 @@ impl<'a> Session<'a> {
                     let why = "the SSE stream ended before the response arrived";
                     return Err(self.protocol(method, why));
                 };
-                for data in parser.push(&chunk) {
+                for SseEvent { data, .. } in parser.push(&chunk) {
                     let Ok(message) = serde_json::from_str::<Value>(&data) else {
                         let why = format!("an SSE event is not JSON: {}", snippet(&data));
                         return Err(self.protocol(method, &why));
@@ -602,6 +664,135 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Opens the legacy GET stream and waits for its `endpoint` event.
+    async fn connect_legacy(&mut self) -> Result<(), McpClientError> {
+        let limit = self.client.timeouts.exchange;
+        match with_deadline(limit, self.open_legacy_stream()).await {
+            Some(opened) => opened,
+            None => Err(self.timed_out(LEGACY_STREAM, limit)),
+        }
+    }
+
+    async fn open_legacy_stream(&mut self) -> Result<(), McpClientError> {
+        let mut headers = self.base_headers.clone();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        let response = self
+            .client
+            .http
+            .get(self.url.clone())
+            .headers(headers)
+            .send()
+            .await
+            .map_err(|e| self.unreachable(LEGACY_STREAM, &e))?;
+        if !response.status().is_success() {
+            return Err(self.http_status(LEGACY_STREAM, response).await);
+        }
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !content_type.starts_with("text/event-stream") {
+            let body = response.text().await.unwrap_or_default();
+            return Err(McpClientError::NotMcp {
+                url: self.server_url.to_owned(),
+                method: LEGACY_STREAM.to_owned(),
+                content_type,
+                snippet: snippet(&body),
+            });
+        }
+        let mut legacy = Legacy {
+            stream: response,
+            parser: SseParser::default(),
+            queued: VecDeque::new(),
+            endpoint: self.url.clone(),
+        };
+        loop {
+            let event = legacy
+                .next_event()
+                .await
+                .map_err(|e| self.unreachable(LEGACY_STREAM, &e))?;
+            let Some(event) = event else {
+                let why = "the stream ended before its `endpoint` event";
+                return Err(self.protocol(LEGACY_STREAM, why));
+            };
+            if event.event.as_deref() != Some("endpoint") {
+                continue;
+            }
+            let endpoint = self.url.join(event.data.trim()).map_err(|e| {
+                let why = format!("the endpoint `{}` is not a URL ({e})", event.data.trim());
+                self.protocol(LEGACY_STREAM, &why)
+            })?;
+            // Messages carry the token, so they may only go where the stream came from.
+            if endpoint.origin() != self.url.origin() {
+                let why = format!("the endpoint `{endpoint}` is on another origin");
+                return Err(self.protocol(LEGACY_STREAM, &why));
+            }
+            legacy.endpoint = endpoint;
+            self.legacy = Some(legacy);
+            return Ok(());
+        }
+    }
+
+    /// POSTs one message to the legacy endpoint; a request's response arrives on the stream.
+    async fn legacy_exchange(
+        &mut self,
+        method: &str,
+        body: &Value,
+        id: Option<u64>,
+    ) -> Result<Option<Value>, McpClientError> {
+        let Some(mut legacy) = self.legacy.take() else {
+            return Err(self.protocol(method, "the legacy SSE stream is closed"));
+        };
+        let mut headers = self.headers();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        let response = self
+            .client
+            .http
+            .post(legacy.endpoint.clone())
+            .headers(headers)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| self.unreachable(method, &e))?;
+        if !response.status().is_success() {
+            return Err(self.http_status(method, response).await);
+        }
+        let Some(id) = id else {
+            self.legacy = Some(legacy);
+            return Ok(None);
+        };
+        let id = json!(id);
+        loop {
+            let event = legacy
+                .next_event()
+                .await
+                .map_err(|e| self.unreachable(method, &e))?;
+            let Some(event) = event else {
+                let why = "the legacy SSE stream ended before the response arrived";
+                return Err(self.protocol(method, why));
+            };
+            if event.event.as_deref().is_some_and(|e| e != "message") {
+                continue;
+            }
+            let Ok(message) = serde_json::from_str::<Value>(&event.data) else {
+                let why = format!("an SSE event is not JSON: {}", snippet(&event.data));
+                return Err(self.protocol(method, &why));
+            };
+            if is_response_to(&message, &id) {
+                self.legacy = Some(legacy);
+                return Ok(Some(message));
+            }
+        }
+    }
+
     async fn http_status(&self, method: &str, response: reqwest::Response) -> McpClientError {
         let status = response.status();
         let challenge = response
@@ -624,6 +815,9 @@ impl<'a> Session<'a> {
                 " (the server no longer knows this session)".to_owned()
             }
             404 => " (nothing at this URL: check the server_url path)".to_owned(),
+            405 => " (POST is not allowed here; a server on the legacy HTTP+SSE transport? The \
+                     `mcp` tool needs a Streamable HTTP endpoint)"
+                .to_owned(),
             300..=399 => match location {
                 Some(location) => {
                     format!(" (a redirect to {location}, another origin, which is not followed)")
@@ -789,22 +983,35 @@ fn render_output(result: &Map<String, Value>) -> String {
         .join("\n")
 }
 
+/// Whether an HTTP status answering `initialize` means "not a Streamable HTTP endpoint" (the
+/// MCP backwards-compatibility rule says any 4xx; auth and rate limits are no such sign).
+fn refuses_streamable_http(status: u16) -> bool {
+    (400..500).contains(&status) && !matches!(status, 401 | 403 | 408 | 429)
+}
+
 fn is_response_to(message: &Value, id: &Value) -> bool {
     message.get("id") == Some(id)
         && message.get("method").is_none()
         && (message.get("result").is_some() || message.get("error").is_some())
 }
 
-/// Splits an SSE byte stream into the `data` of each event.
+/// One server-sent event: its `event:` name, if any, and its `data`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SseEvent {
+    event: Option<String>,
+    data: String,
+}
+
+/// Splits an SSE byte stream into events.
 #[derive(Default)]
 struct SseParser {
     buffer: Vec<u8>,
 }
 
 impl SseParser {
-    /// Adds bytes; returns the data of every event they complete (events without data, such
-    /// as a priming event, are skipped).
-    fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+    /// Adds bytes; returns every event they complete (events without data, such as a priming
+    /// event, are skipped).
+    fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
         while let Some((end, separator)) = find_event_end(&self.buffer) {
@@ -816,8 +1023,12 @@ impl SseParser {
                 .map(|d| d.strip_prefix(' ').unwrap_or(d))
                 .collect();
             let data = data.join("\n");
+            let event = text
+                .lines()
+                .find_map(|line| line.strip_prefix("event:"))
+                .map(|name| name.trim().to_owned());
             if !data.trim().is_empty() {
-                events.push(data);
+                events.push(SseEvent { event, data });
             }
         }
         events

@@ -112,6 +112,8 @@ pub(crate) async fn discover(setup: &Setup, script: &AgentScript) -> Result<Vec<
                         let listed = if state == ConnectorState::NotConnected {
                             Vec::new()
                         } else {
+                            // Custom connectors take Streamable HTTP or legacy SSE.
+                            let client = client.clone().allowing_legacy_sse();
                             client.list_tools(&remote).await.map_err(|e| {
                                 discovery_error(&connector.server_label, &e.to_string())
                             })?
@@ -281,7 +283,12 @@ impl Server {
             return (None, Some("AUTH_REQUIRED".into()));
         }
         if let Some(remote) = &self.remote {
-            return match McpClient::new().call_tool(remote, name, arguments).await {
+            let mut client = McpClient::new();
+            if self.connector_id.is_some() {
+                // Custom connectors take Streamable HTTP or legacy SSE; `mcp` tools only the former.
+                client = client.allowing_legacy_sse();
+            }
+            return match client.call_tool(remote, name, arguments).await {
                 Ok(outcome) if outcome.is_error => (None, Some(outcome.output)),
                 Ok(outcome) => (Some(outcome.output), None),
                 Err(e) => (None, Some(e.to_string())),

@@ -568,7 +568,16 @@ fn sse_events_split_across_chunks_are_reassembled() {
     assert!(parser.push(b"event: message\ndata: {\"a\":").is_empty());
     assert_eq!(
         parser.push(b"1}\n\nid: 2\ndata: \n\ndata: x\ndata: y\n\n"),
-        ["{\"a\":1}", "x\ny"]
+        [
+            SseEvent {
+                event: Some("message".into()),
+                data: "{\"a\":1}".into()
+            },
+            SseEvent {
+                event: None,
+                data: "x\ny".into()
+            }
+        ]
     );
 }
 
@@ -614,4 +623,136 @@ async fn same_origin_redirects_are_followed_and_others_reported() {
         error.to_string().contains("http://elsewhere.example/mcp"),
         "{error}"
     );
+}
+
+/// A server on the legacy HTTP+SSE transport: GET `/sse` opens the stream and announces
+/// `endpoint`; POSTs there are answered 202 and their responses go out on the stream. A POST
+/// to `/sse` is refused 405, as such servers do.
+async fn legacy_stub(endpoint: &'static str) -> (String, Seen) {
+    use axum::response::sse::{Event, Sse};
+    use axum::routing::get;
+    use futures::StreamExt;
+    use tokio::sync::mpsc;
+
+    type Outbox = Arc<Mutex<Option<mpsc::UnboundedSender<Event>>>>;
+    let outbox: Outbox = Arc::default();
+    let seen: Seen = Arc::default();
+    let (on_get, on_post) = (outbox.clone(), outbox);
+    let (get_seen, post_seen) = (seen.clone(), seen.clone());
+    let router = Router::new()
+        .route(
+            "/sse",
+            get(move |headers: HeaderMap| {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                let _ = sender.send(Event::default().event("endpoint").data(endpoint));
+                if let Ok(mut outbox) = on_get.lock() {
+                    *outbox = Some(sender);
+                }
+                if let Ok(mut seen) = get_seen.lock() {
+                    seen.push(("GET".to_owned(), Value::Null, headers));
+                }
+                let stream = tokio_stream::wrappers::UnboundedReceiverStream::new(receiver)
+                    .map(Ok::<_, std::convert::Infallible>);
+                async move { Sse::new(stream) }
+            }),
+        )
+        .route(
+            "/messages",
+            post(move |headers: HeaderMap, body: Bytes| {
+                let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                if let Ok(mut seen) = post_seen.lock() {
+                    seen.push(("POST".to_owned(), body.clone(), headers));
+                }
+                let reply = match method(&body) {
+                    "initialize" => Some(json!({"protocolVersion": "2024-11-05", "capabilities": {},
+                                                "serverInfo": {"name": "legacy", "version": "1"}})),
+                    "tools/list" => Some(json!({"tools": [{"name": "ping_host", "inputSchema": {"type": "object"}}]})),
+                    "tools/call" => Some(json!({"content": [{"type": "text", "text": "pong"}]})),
+                    _ => None,
+                };
+                if let (Some(result), Ok(outbox)) = (reply, on_post.lock())
+                    && let Some(sender) = outbox.as_ref()
+                {
+                    let message = json!({"jsonrpc": "2.0", "id": body["id"], "result": result});
+                    let _ = sender.send(Event::default().event("message").data(message.to_string()));
+                }
+                async { StatusCode::ACCEPTED }
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    (format!("http://{address}/sse"), seen)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_client_allowing_legacy_sse_falls_back_to_it() {
+    let (url, seen) = legacy_stub("/messages?sessionId=s-1").await;
+    let client = McpClient::new().allowing_legacy_sse();
+    let mut remote = server(&url);
+    remote.authorization = Some("tok".to_owned());
+    let tools = client
+        .list_tools(&remote)
+        .await
+        .expect("listed over HTTP+SSE");
+    assert_eq!(tools[0].name, "ping_host");
+    let outcome = client
+        .call_tool(&remote, "ping_host", &json!({}))
+        .await
+        .expect("called over HTTP+SSE");
+    assert_eq!(outcome.output, "pong");
+    let seen = seen.lock().expect("lock").clone();
+    let kinds: Vec<String> = seen
+        .iter()
+        .map(|(verb, body, _)| format!("{verb} {}", method(body)))
+        .collect();
+    assert_eq!(
+        kinds[..4],
+        [
+            "GET ",
+            "POST initialize",
+            "POST notifications/initialized",
+            "POST tools/list"
+        ]
+    );
+    for (_, _, headers) in &seen {
+        assert_eq!(headers["authorization"], "Bearer tok");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_mcp_tools_client_does_not_fall_back_and_says_why() {
+    let (url, seen) = legacy_stub("/messages").await;
+    let error = McpClient::new()
+        .list_tools(&server(&url))
+        .await
+        .expect_err("Streamable HTTP only");
+    assert!(
+        matches!(error, McpClientError::HttpStatus { status: 405, .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("legacy HTTP+SSE"), "{error}");
+    assert!(
+        seen.lock().expect("lock").is_empty(),
+        "no GET stream was opened"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_legacy_endpoint_on_another_origin_is_refused() {
+    let (url, _) = legacy_stub("http://elsewhere.example/messages").await;
+    let error = McpClient::new()
+        .allowing_legacy_sse()
+        .list_tools(&server(&url))
+        .await
+        .expect_err("another origin");
+    assert!(
+        matches!(error, McpClientError::Protocol { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("another origin"), "{error}");
 }
