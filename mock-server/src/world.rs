@@ -133,7 +133,7 @@ pub struct CustomConnector {
     pub id: String,
     /// The MCP server's Streamable HTTP URL.
     pub url: String,
-    /// `Authorization` header value sent to it, if any.
+    /// Access token sent to it as `Authorization: Bearer <token>`, if any.
     #[serde(default)]
     pub authorization: Option<String>,
 }
