@@ -228,3 +228,15 @@ async fn a_store_false_response_cannot_be_retrieved_but_can_be_continued() {
     assert_eq!(next.status, 200, "{:#}", next.body);
     assert_eq!(next.body["previous_response_id"], id);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_background_run_with_store_false_runs_but_cannot_be_polled_as_recorded() {
+    let mock = Mock::new();
+    let mut body = research(true, false);
+    body["store"] = json!(false);
+    let submitted = mock.agent_create(ALICE, body).await;
+    assert_eq!(submitted.status, 200);
+    assert_eq!(submitted.body["status"], "queued");
+    let id = submitted.body["id"].as_str().expect("id");
+    assert_eq!(mock.agent_get(ALICE, &format!("/v1/agent/{id}")).await.status, 404);
+}
