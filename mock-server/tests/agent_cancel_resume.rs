@@ -238,5 +238,10 @@ async fn a_background_run_with_store_false_runs_but_cannot_be_polled_as_recorded
     assert_eq!(submitted.status, 200);
     assert_eq!(submitted.body["status"], "queued");
     let id = submitted.body["id"].as_str().expect("id");
-    assert_eq!(mock.agent_get(ALICE, &format!("/v1/agent/{id}")).await.status, 404);
+    assert_eq!(
+        mock.agent_get(ALICE, &format!("/v1/agent/{id}"))
+            .await
+            .status,
+        404
+    );
 }

@@ -205,3 +205,17 @@ async fn every_agent_exchange_is_journaled_with_its_stream_events() {
     assert_eq!(get.status, 404);
     assert_eq!(get.response_body["error"]["type"], "not_found");
 }
+
+#[tokio::test(start_paused = true)]
+async fn rate_limit_headers_count_an_accounts_requests_in_the_minute() {
+    let mock = Mock::new();
+    let first = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(first.headers["x-ratelimit-limit"], "50");
+    assert_eq!(first.headers["x-ratelimit-used"], "1");
+    assert_eq!(first.headers["x-ratelimit-remaining"], "49");
+    let second = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(second.headers["x-ratelimit-used"], "2");
+    assert_eq!(second.headers["x-ratelimit-remaining"], "48");
+    let bob = mock.agent_create(common::agent::BOB, body("hi")).await;
+    assert_eq!(bob.headers["x-ratelimit-used"], "1", "per account");
+}
