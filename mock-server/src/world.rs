@@ -111,6 +111,10 @@ pub struct AgentApiSettings {
     /// Custom connectors: the Project's own MCP servers, reachable by connector id.
     #[serde(default)]
     pub custom_connectors: Vec<CustomConnector>,
+    /// Cancelling an unknown or foreign id answers the documented 404 `not_found` instead of
+    /// the 400 recorded from the live API.
+    #[serde(default)]
+    pub documented_cancel_errors: bool,
 }
 
 /// Whether a Project's connector can be used.

@@ -433,13 +433,18 @@ pub(crate) async fn cancel(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let account = authenticate(&app, &headers)?;
-    // The live API answers an unknown id like a terminal one (recorded 400); the docs say 404.
+    // The live API answers an unknown id like a terminal one (recorded 400); the docs say 404,
+    // which an account's `documented_cancel_errors` switches to.
     let terminal_error =
         || ApiError::invalid_request("the run is already terminal and cannot be cancelled");
-    let run = app
-        .agent()
-        .get(&account.id, &id)
-        .ok_or_else(terminal_error)?;
+    let unknown = || {
+        if account.agent_api.documented_cancel_errors {
+            ApiError::not_found()
+        } else {
+            terminal_error()
+        }
+    };
+    let run = app.agent().get(&account.id, &id).ok_or_else(unknown)?;
     if run.state().terminal {
         return Err(terminal_error());
     }
