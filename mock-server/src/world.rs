@@ -111,6 +111,10 @@ pub struct AgentApiSettings {
     /// Custom connectors: the Project's own MCP servers, reachable by connector id.
     #[serde(default)]
     pub custom_connectors: Vec<CustomConnector>,
+    /// Cancelling an unknown or foreign id answers the documented 404 `not_found` instead of
+    /// the 400 recorded from the live API.
+    #[serde(default)]
+    pub documented_cancel_errors: bool,
 }
 
 /// Whether a Project's connector can be used.
@@ -133,7 +137,7 @@ pub struct CustomConnector {
     pub id: String,
     /// The MCP server's Streamable HTTP URL.
     pub url: String,
-    /// `Authorization` header value sent to it, if any.
+    /// Access token sent to it as `Authorization: Bearer <token>`, if any.
     #[serde(default)]
     pub authorization: Option<String>,
 }

@@ -430,3 +430,32 @@ async fn unknown_and_malformed_ids_follow_the_recorded_answers() {
     assert_eq!(malformed.status, 400);
     assert_eq!(malformed.body["error"]["message"], "invalid response id");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_malformed_approval_policy_is_refused_naming_the_tool() {
+    let mock = Mock::new();
+    let tools = json!([{"type": "connector", "id": "connector_slack", "server_label": "slack",
+                        "require_approval": "sometimes"}]);
+    refused(
+        &mock,
+        with("tools", tools),
+        "invalid_request",
+        Some("tools[0].require_approval"),
+        "tools[0].require_approval",
+    )
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_approval_response_with_nothing_pending_is_refused() {
+    let mock = Mock::new();
+    let input = json!([{"type": "mcp_approval_response", "approval_request_id": "mcpr_nope", "approve": true}]);
+    refused(
+        &mock,
+        with("input", input),
+        "invalid_request",
+        None,
+        "mcpr_nope",
+    )
+    .await;
+}

@@ -228,3 +228,50 @@ async fn a_store_false_response_cannot_be_retrieved_but_can_be_continued() {
     assert_eq!(next.status, 200, "{:#}", next.body);
     assert_eq!(next.body["previous_response_id"], id);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_background_run_with_store_false_runs_but_cannot_be_polled_as_recorded() {
+    let mock = Mock::new();
+    let mut body = research(true, false);
+    body["store"] = json!(false);
+    let submitted = mock.agent_create(ALICE, body).await;
+    assert_eq!(submitted.status, 200);
+    assert_eq!(submitted.body["status"], "queued");
+    let id = submitted.body["id"].as_str().expect("id");
+    assert_eq!(
+        mock.agent_get(ALICE, &format!("/v1/agent/{id}"))
+            .await
+            .status,
+        404
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_world_flag_switches_unknown_id_cancels_to_the_documented_404() {
+    let mut world: Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).expect("world fixture");
+    world["accounts"][0]["agent_api"]["documented_cancel_errors"] = json!(true);
+    let path = std::env::temp_dir().join(format!("agent-world-doc-{}.json", std::process::id()));
+    std::fs::write(&path, world.to_string()).expect("write world");
+    let mock = Mock::with(MockServer::builder().world(&path));
+    let _ = std::fs::remove_file(&path);
+    let reply = mock
+        .agent_post(ALICE, "/v1/agent/resp_unknown/cancel")
+        .await;
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.body["error"]["type"], "not_found");
+    // A terminal run is still a 400.
+    let done = mock
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "hi"}),
+        )
+        .await;
+    let id = done.body["id"].as_str().expect("id");
+    assert_eq!(
+        mock.agent_post(ALICE, &format!("/v1/agent/{id}/cancel"))
+            .await
+            .status,
+        400
+    );
+}

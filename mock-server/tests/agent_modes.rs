@@ -179,3 +179,43 @@ async fn settle() {
         tokio::task::yield_now().await;
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn every_agent_exchange_is_journaled_with_its_stream_events() {
+    let mock = Mock::new();
+    let mut request = body("hi");
+    request["stream"] = json!(true);
+    let reply = mock.agent_create(ALICE, request.clone()).await;
+    let missing = mock.agent_get(ALICE, "/v1/agent/resp_nope").await;
+    assert_eq!(missing.status, 404);
+    let exchanges = mock.handle.journal().exchanges();
+    let create = exchanges
+        .iter()
+        .find(|e| e.path == "/v1/responses")
+        .expect("create journaled");
+    assert_eq!(create.request_body, request);
+    assert_eq!(create.status, 200);
+    assert_eq!(create.request_headers["authorization"], "Bearer [redacted]");
+    let journaled: Vec<Value> = create.sse_events.iter().map(|e| e.data.clone()).collect();
+    assert_eq!(journaled, reply.events);
+    let get = exchanges
+        .iter()
+        .find(|e| e.path == "/v1/agent/resp_nope")
+        .expect("GET journaled");
+    assert_eq!(get.status, 404);
+    assert_eq!(get.response_body["error"]["type"], "not_found");
+}
+
+#[tokio::test(start_paused = true)]
+async fn rate_limit_headers_count_an_accounts_requests_in_the_minute() {
+    let mock = Mock::new();
+    let first = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(first.headers["x-ratelimit-limit"], "50");
+    assert_eq!(first.headers["x-ratelimit-used"], "1");
+    assert_eq!(first.headers["x-ratelimit-remaining"], "49");
+    let second = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(second.headers["x-ratelimit-used"], "2");
+    assert_eq!(second.headers["x-ratelimit-remaining"], "48");
+    let bob = mock.agent_create(common::agent::BOB, body("hi")).await;
+    assert_eq!(bob.headers["x-ratelimit-used"], "1", "per account");
+}

@@ -16,7 +16,7 @@ use super::connectors;
 use super::error::ApiError;
 use super::run::{self, Decided, Setup};
 use super::script::AgentStep;
-use super::store::{Pending, Run};
+use super::store::{Pending, RATE_LIMIT, Run};
 use super::stream;
 use super::validate::{self, Validated};
 use super::wire::{Tool, first_user_text};
@@ -64,14 +64,17 @@ pub(crate) fn authenticate(app: &AppState, headers: &HeaderMap) -> Result<Accoun
         })
 }
 
-/// `x-ratelimit-*` headers as the live API sends them.
-fn rate_limit_headers(response: &mut Response, reset: i64) {
+/// `x-ratelimit-*` headers as the live API sends them (limit, remaining, reset, used).
+fn rate_limit_headers(response: &mut Response, used: usize, reset: i64) {
     let headers = response.headers_mut();
     for (name, value) in [
-        ("x-ratelimit-limit", "50".to_owned()),
-        ("x-ratelimit-remaining", "49".to_owned()),
+        ("x-ratelimit-limit", RATE_LIMIT.to_string()),
+        (
+            "x-ratelimit-remaining",
+            RATE_LIMIT.saturating_sub(used).to_string(),
+        ),
         ("x-ratelimit-reset", reset.to_string()),
-        ("x-ratelimit-used", "1".to_owned()),
+        ("x-ratelimit-used", used.to_string()),
     ] {
         if let Ok(value) = HeaderValue::from_str(&value) {
             headers.insert(name, value);
@@ -92,6 +95,7 @@ pub(crate) async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let account = authenticate(&app, &headers)?;
+    let (used, reset) = app.agent().count_request(&account.id, app.clock().now());
     let validated = validate::create_request(&body)?;
     check_tools_for_account(&validated, &account)?;
     let setup = continuation(&app, &account, validated)?;
@@ -117,7 +121,7 @@ pub(crate) async fn create(
         }
     };
     request_id(&mut response, &run.id);
-    rate_limit_headers(&mut response, app.clock().now().timestamp() + 60);
+    rate_limit_headers(&mut response, used, reset);
     Ok(response)
 }
 
@@ -429,13 +433,18 @@ pub(crate) async fn cancel(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let account = authenticate(&app, &headers)?;
-    // The live API answers an unknown id like a terminal one (recorded 400); the docs say 404.
+    // The live API answers an unknown id like a terminal one (recorded 400); the docs say 404,
+    // which an account's `documented_cancel_errors` switches to.
     let terminal_error =
         || ApiError::invalid_request("the run is already terminal and cannot be cancelled");
-    let run = app
-        .agent()
-        .get(&account.id, &id)
-        .ok_or_else(terminal_error)?;
+    let unknown = || {
+        if account.agent_api.documented_cancel_errors {
+            ApiError::not_found()
+        } else {
+            terminal_error()
+        }
+    };
+    let run = app.agent().get(&account.id, &id).ok_or_else(unknown)?;
     if run.state().terminal {
         return Err(terminal_error());
     }

@@ -85,6 +85,7 @@ pub(crate) fn start(clock: &Clock, store: &super::store::Store, setup: Setup) ->
         billing: BTreeMap::new(),
         tool_chars: 0,
         steps_taken: 0,
+        denied: None,
     };
     tokio::spawn(engine.drive());
     run
@@ -199,6 +200,8 @@ struct Engine {
     tool_chars: usize,
     /// Tool steps taken, against `max_steps`.
     steps_taken: i64,
+    /// The reason of a denied approval this request carried, if any.
+    denied: Option<String>,
 }
 
 enum Flow {
@@ -261,6 +264,12 @@ impl Engine {
                     Some(reason) => format!("the call was denied: {reason}"),
                     None => "the call was denied".into(),
                 };
+                self.denied = Some(
+                    decided
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| "no reason given".into()),
+                );
                 continue;
             }
             let Some(server) = servers
@@ -551,7 +560,13 @@ impl Engine {
                 self.run.state().files.push(file);
                 self.add_item(item);
             }
-            AgentStep::Message { text, .. } => {
+            AgentStep::Message {
+                text, denied_text, ..
+            } => {
+                let text = match (&self.denied, denied_text) {
+                    (Some(reason), Some(denied)) => denied.replace("{reason}", reason),
+                    _ => text.clone(),
+                };
                 let text = text
                     .replace("{input}", &user_text(&self.setup.validated.request.input))
                     .replace("{tool_output}", &self.last_output);

@@ -240,6 +240,10 @@ pub enum AgentStep {
         /// The text; `{input}` is replaced by the user's message and `{tool_output}` by the
         /// last tool output of the run.
         text: String,
+        /// Written instead when the turn's approval request was denied; `{reason}` is the
+        /// denial's reason.
+        #[serde(default)]
+        denied_text: Option<String>,
         /// Virtual time it takes.
         #[serde(deserialize_with = "duration", default)]
         duration: Duration,

@@ -167,7 +167,12 @@ impl Run {
 pub(crate) struct Store {
     runs: Mutex<HashMap<String, Arc<Run>>>,
     faults: Mutex<HashMap<String, u32>>,
+    /// Create requests per account in the last virtual minute, for `x-ratelimit-*`.
+    recent: Mutex<HashMap<String, Vec<chrono::DateTime<chrono::Utc>>>>,
 }
+
+/// The requests-per-minute window the `x-ratelimit-*` headers describe (recorded: 50).
+pub(crate) const RATE_LIMIT: usize = 50;
 
 impl Store {
     fn runs(&self) -> MutexGuard<'_, HashMap<String, Arc<Run>>> {
@@ -200,6 +205,25 @@ impl Store {
         times.is_none_or(|times| *seen <= times)
     }
 
+    /// Counts a create request by `account` at `now`; returns (used, reset epoch seconds) for
+    /// the minute window. The mock reports the window and never enforces it on its own (a
+    /// scenario's `fault` does that).
+    pub(crate) fn count_request(
+        &self,
+        account: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> (usize, i64) {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        let seen = recent.entry(account.to_owned()).or_default();
+        seen.retain(|t| now - *t < chrono::Duration::seconds(60));
+        seen.push(now);
+        let oldest = seen.first().copied().unwrap_or(now);
+        (
+            seen.len(),
+            (oldest + chrono::Duration::seconds(60)).timestamp(),
+        )
+    }
+
     /// Forgets everything (`POST /_mock/reset`); running runs are asked to stop.
     pub(crate) fn clear(&self) {
         let runs: Vec<Arc<Run>> = self.runs().drain().map(|(_, run)| run).collect();
@@ -207,6 +231,10 @@ impl Store {
             run.request_cancel();
         }
         self.faults
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.recent
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clear();

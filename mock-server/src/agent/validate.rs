@@ -218,12 +218,6 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
         )
         .param("text"));
     }
-    if request.background == Some(true) && request.store == Some(false) {
-        return Err(ApiError::validation(
-            "background requires store: a background run with store false cannot be retrieved",
-        )
-        .param("store"));
-    }
     Ok(())
 }
 
