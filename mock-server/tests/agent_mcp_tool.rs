@@ -367,11 +367,11 @@ async fn a_url_that_is_no_mcp_endpoint_is_a_discovery_failure() {
 }
 
 /// A world where alice's Project has a custom connector at `url` (the remote server), with
-/// `state` in her connector map when given.
+/// `state` in her connector map when given. (Listing and calling one that is connected is in
+/// agent_custom_connector.rs.)
 fn world_with_custom_connector(url: &str, state: Option<&str>) -> std::path::PathBuf {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/world.json");
-    let text = std::fs::read_to_string(path).expect("the default world file");
-    let mut world: Value = serde_json::from_str(&text).expect("world JSON");
+    let mut world: Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).expect("world fixture");
     let alice = world["accounts"]
         .as_array_mut()
         .and_then(|accounts| accounts.iter_mut().find(|a| a["id"] == "alice"))
@@ -398,54 +398,6 @@ fn port_of(url: &str) -> String {
 
 fn connector(allowed: &[&str]) -> Value {
     json!({"type": "connector", "id": "connector_team_tools", "server_label": "team", "allowed_tools": allowed})
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_custom_connector_is_discovered_deferred_and_called_on_its_saved_server() {
-    let remote = remote().await;
-    let world = world_with_custom_connector(&remote.mcp_url(), None);
-    let mock = Mock::with(MockServer::builder().world(&world));
-    let reply = mock
-        .agent_create(
-            ALICE,
-            request(
-                "#mcp-approval team models",
-                json!([connector(&["models_list"])]),
-            ),
-        )
-        .await;
-    let _ = std::fs::remove_file(&world);
-    assert_eq!(reply.status, 200, "{:#}", reply.body);
-    // Connectors are deferred by default: the model searches the catalog before it calls.
-    assert_eq!(
-        item_types(&reply.body),
-        [
-            "mcp_list_tools",
-            "tool_search_output",
-            "mcp_call",
-            "message"
-        ]
-    );
-    let listed = item(&reply.body, "mcp_list_tools");
-    assert_eq!(listed["connector_id"], "connector_team_tools");
-    assert_eq!(listed["tools"][0]["name"], "models_list");
-    let call = item(&reply.body, "mcp_call");
-    assert_eq!(call["connector_id"], "connector_team_tools");
-    assert_eq!(call["server_label"], "team");
-    assert!(
-        call["output"]
-            .as_str()
-            .is_some_and(|o| o.contains("\"models\"")),
-        "{call:#}"
-    );
-    // The saved connection supplied the URL and the token: the remote accepted the call.
-    let calls = rpc(&remote, "tools/call");
-    assert_eq!(calls.len(), 1);
-    assert_eq!(
-        calls[0].request_headers["authorization"],
-        "Bearer [redacted]"
-    );
-    assert_eq!(calls[0].status, 200);
 }
 
 #[tokio::test(start_paused = true)]
