@@ -201,7 +201,27 @@ async fn a_call_that_needs_approval_becomes_a_request_and_does_not_run() {
 #[tokio::test(start_paused = true)]
 async fn an_approved_call_runs_with_the_continuations_server_url_authorization_and_headers() {
     let proposer = remote().await;
-    let runner = remote().await;
+    // The runner knows alice only by another token, so the proposing request's token would
+    // be refused there: a call that succeeds carried the continuation's token.
+    let mut world: Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).expect("world fixture");
+    if let Some(alice) = world["accounts"]
+        .as_array_mut()
+        .and_then(|a| a.iter_mut().find(|a| a["id"] == "alice"))
+    {
+        alice["token"] = json!("runner-only-token");
+    }
+    let world_file = std::env::temp_dir().join(format!(
+        "agent-approvals-runner-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&world_file, world.to_string()).expect("write the runner's world");
+    let runner = MockServer::builder()
+        .world(&world_file)
+        .start()
+        .await
+        .expect("the runner starts");
+    let _ = std::fs::remove_file(&world_file);
     let mock = Mock::new();
     let mut first = mcp(&proposer.mcp_url(), Some(json!("always")));
     first["headers"] = json!({"X-Request-Tag": "first"});
@@ -214,10 +234,10 @@ async fn an_approved_call_runs_with_the_continuations_server_url_authorization_a
         .to_owned();
     let previous = reply.body["id"].as_str().expect("response id").to_owned();
 
-    // Same label, another server, another token's scheme and another header value.
+    // Same label, another server, another token and another header value.
     let mut again = mcp(&runner.mcp_url(), Some(json!("always")));
     again["headers"] = json!({"X-Request-Tag": "second"});
-    again["authorization"] = json!("Bearer alice-dev-token");
+    again["authorization"] = json!("runner-only-token");
     let reply = mock
         .agent_create(
             ALICE,
