@@ -422,6 +422,9 @@ impl<'a> Session<'a> {
                 })?);
             }
             match result.get("nextCursor") {
+                // Absent, null or empty: the last page (some servers send "" for none).
+                None | Some(Value::Null) => return Ok(tools),
+                Some(Value::String(next)) if next.is_empty() => return Ok(tools),
                 Some(Value::String(next)) => {
                     if seen.contains(next) {
                         let why = format!("the cursor `{next}` came back twice, so paging loops");
@@ -430,7 +433,6 @@ impl<'a> Session<'a> {
                     seen.push(next.clone());
                     cursor = Some(next.clone());
                 }
-                None | Some(Value::Null) => return Ok(tools),
                 Some(_) => return Err(self.protocol("tools/list", "`nextCursor` is not a string")),
             }
         }

@@ -334,7 +334,8 @@ async fn pages_are_followed_sse_answers_parsed_and_headers_sent() {
             Some("page-2") => json_reply(
                 body,
                 json!({"tools": [{"name": "delete_everything", "inputSchema": {"type": "object"},
-                                  "annotations": {"readOnlyHint": false, "destructiveHint": true}}]}),
+                                  "annotations": {"readOnlyHint": false, "destructiveHint": true}}],
+                       "nextCursor": ""}),
             ),
             Some(_) => StatusCode::BAD_REQUEST.into_response(),
         }
