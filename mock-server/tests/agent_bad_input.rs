@@ -288,6 +288,15 @@ async fn an_unknown_connector_and_a_bad_fetch_limit_are_refused() {
         "unknown connector \"connector_nope\"",
     )
     .await;
+    let tools = json!([{"type": "web_search", "max_results": 51}]);
+    refused(
+        &mock,
+        with("tools", tools),
+        "invalid_request",
+        Some("tools[0].max_results"),
+        "between 1 and 50",
+    )
+    .await;
     let tools = json!([{"type": "fetch_url", "max_urls": 11}]);
     refused(
         &mock,

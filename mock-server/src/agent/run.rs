@@ -381,7 +381,7 @@ impl Engine {
             AgentStep::WebSearch {
                 queries, results, ..
             } => {
-                if !self.has_tool(|t| matches!(t, Tool::WebSearch {})) {
+                if !self.has_tool(|t| matches!(t, Tool::WebSearch { .. })) {
                     return Flow::Next;
                 }
                 let results = search_results(results);

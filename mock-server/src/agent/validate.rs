@@ -242,6 +242,14 @@ fn check_tools(tools: &[Tool]) -> Result<(), ApiError> {
                 ))
                 .param(format!("{at}.name")));
             }
+            Tool::WebSearch {
+                max_results: Some(n),
+            } if !(1..=50).contains(n) => {
+                return Err(ApiError::validation(format!(
+                    "{at}: max_results must be between 1 and 50"
+                ))
+                .param(format!("{at}.max_results")));
+            }
             Tool::FetchUrl { max_urls: Some(n) } if !(1..=10).contains(n) => {
                 return Err(ApiError::validation(format!(
                     "{at}: max_urls must be between 1 and 10"

@@ -151,7 +151,11 @@ pub(crate) struct CreateRequest {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum Tool {
     /// Web search.
-    WebSearch {},
+    WebSearch {
+        /// 1..50.
+        #[serde(default)]
+        max_results: Option<i64>,
+    },
     /// Image search.
     ImageSearch {},
     /// Reading pages.
