@@ -166,6 +166,37 @@ async fn the_models_call_runs_on_the_remote_server_and_its_output_is_the_mcp_cal
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_streamed_run_sends_the_discovered_list_and_the_real_call_as_items() {
+    let remote = remote().await;
+    let mock = Mock::new();
+    let mut tool = mcp(&remote.mcp_url());
+    tool["allowed_tools"] = json!(["models_list"]);
+    let mut body = request("#mcp-approval which models?", json!([tool]));
+    body["stream"] = json!(true);
+    let reply = mock.agent_create(ALICE, body).await;
+    assert_eq!(reply.status, 200);
+    let done: Vec<&Value> = reply
+        .events
+        .iter()
+        .filter(|e| e["type"] == "response.output_item.done")
+        .map(|e| &e["item"])
+        .collect();
+    let kinds: Vec<&str> = done.iter().filter_map(|i| i["type"].as_str()).collect();
+    assert_eq!(kinds, ["mcp_list_tools", "mcp_call", "message"]);
+    assert!(
+        done[1]["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("\"models\"")),
+        "{:#}",
+        done[1]
+    );
+    let last = reply.events.last().expect("terminal event");
+    assert_eq!(last["type"], "response.completed");
+    assert_eq!(last["response"]["output"][1], *done[1]);
+    assert_eq!(rpc(&remote, "tools/call").len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
 async fn allowed_tools_limits_what_is_listed_and_called() {
     let remote = remote().await;
     let mock = Mock::new();
