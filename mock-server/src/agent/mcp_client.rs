@@ -15,8 +15,8 @@
 //! and reads the answers from that stream.
 //!
 //! Time limits are wall-clock, measured on a watchdog thread instead of tokio timers: the mock
-//! itself often runs on a paused tokio clock (tests, `--manual-clock`), where a tokio timer would
-//! fire the moment the runtime waits on the network.
+//! often runs on a paused tokio clock (its own tests, and tests that embed it), where a tokio
+//! timer fires as soon as the runtime has nothing to do but wait on the network.
 
 use std::collections::VecDeque;
 use std::future::Future;
