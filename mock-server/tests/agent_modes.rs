@@ -219,3 +219,25 @@ async fn rate_limit_headers_count_an_accounts_requests_in_the_minute() {
     let bob = mock.agent_create(common::agent::BOB, body("hi")).await;
     assert_eq!(bob.headers["x-ratelimit-used"], "1", "per account");
 }
+
+#[tokio::test(start_paused = true)]
+async fn accept_event_stream_without_stream_true_still_answers_json() {
+    let mock = Mock::new();
+    let reply = mock
+        .send(
+            http::Request::post("/v1/agent")
+                .header("authorization", "Bearer alice-dev-token")
+                .header("accept", "text/event-stream")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body("hi").to_string()))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert!(
+        reply.headers["content-type"]
+            .to_str()
+            .is_ok_and(|v| v.starts_with("application/json"))
+    );
+    assert_eq!(reply.body["status"], "completed");
+}

@@ -276,3 +276,31 @@ async fn a_user_scenario_file_adds_to_the_catalog_and_a_bad_one_is_refused_with_
     assert!(error.contains("/agent/turns/0/steps/0"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_catalog_has_the_issues_scenarios_and_lists_them_on_the_control_api() {
+    let mock = Mock::new();
+    let reply = mock.get("/_mock/scenarios").await;
+    assert_eq!(reply.body["agent_fallback"], "agent-default");
+    let names: Vec<&str> = reply.body["agent_scenarios"]
+        .as_array()
+        .map(|list| list.iter().filter_map(|s| s["name"].as_str()).collect())
+        .unwrap_or_default();
+    for name in [
+        "slack-summary",
+        "deepwiki-question",
+        "github-sandbox",
+        "mcp-approval",
+        "connector-auth-lapsed",
+        "discovery-failure",
+        "background-research",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    // Computer scenarios are listed apart and do not include Agent API ones.
+    let computer: Vec<&str> = reply.body["scenarios"]
+        .as_array()
+        .map(|list| list.iter().filter_map(|s| s["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(!computer.contains(&"slack-summary"));
+}
