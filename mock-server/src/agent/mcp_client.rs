@@ -623,6 +623,7 @@ impl<'a> Session<'a> {
                     if is_response_to(&message, &id) {
                         return Ok(Some(message));
                     }
+                    self.answer_server_request(&message, self.url.clone()).await;
                 }
             }
         }
@@ -792,7 +793,47 @@ impl<'a> Session<'a> {
                 self.legacy = Some(legacy);
                 return Ok(Some(message));
             }
+            self.answer_server_request(&message, legacy.endpoint.clone())
+                .await;
         }
+    }
+
+    /// Answers a request the server sent on a stream while a call waits: `ping` with an empty
+    /// result, anything else (sampling, elicitation, roots: capabilities this client never
+    /// declared) with "method not found", so the server is not left waiting until the limit.
+    async fn answer_server_request(&self, message: &Value, endpoint: Url) {
+        let (Some(id), Some(method)) = (message.get("id"), message.get("method")) else {
+            return;
+        };
+        let answer = if method == "ping" {
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": -32601,
+                "message": format!("Method not found: this client declared no capabilities for {method}"),
+            }})
+        };
+        let mut headers = self.headers();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        if let Some(session_id) = &self.session_id {
+            headers.insert("mcp-session-id", session_id.clone());
+        }
+        let send = self
+            .client
+            .http
+            .post(endpoint)
+            .headers(headers)
+            .body(answer.to_string())
+            .send();
+        // The answer is a courtesy; the call's own limit still bounds the wait.
+        let _ = with_deadline(self.client.timeouts.exchange, send).await;
     }
 
     async fn http_status(&self, method: &str, response: reqwest::Response) -> McpClientError {

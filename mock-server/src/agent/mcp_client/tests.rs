@@ -757,3 +757,48 @@ async fn a_legacy_endpoint_on_another_origin_is_refused() {
     );
     assert!(error.to_string().contains("another origin"), "{error}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn requests_the_server_sends_during_a_call_are_answered() {
+    let (url, seen) = stub(|body| {
+        if let Some(response) = handshake(body) {
+            return response;
+        }
+        if body.get("method").is_none() {
+            // The client's answers to the server's requests.
+            return StatusCode::ACCEPTED.into_response();
+        }
+        let result = json!({"jsonrpc": "2.0", "id": body["id"],
+                            "result": {"content": [{"type": "text", "text": "done"}]}});
+        sse(&format!(
+            "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"ping\"}}\n\n\
+             event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\",\"params\":{{}}}}\n\n\
+             event: message\ndata: {result}\n\n"
+        ))
+    })
+    .await;
+    let outcome = McpClient::new()
+        .call_tool(&server(&url), "slow", &json!({}))
+        .await
+        .expect("result");
+    assert_eq!(outcome.output, "done");
+    let seen = seen.lock().expect("lock").clone();
+    let answers: Vec<&Value> = seen
+        .iter()
+        .map(|(_, body, _)| body)
+        .filter(|b| b.get("method").is_none() && !b.is_null())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(
+        *answers[0],
+        json!({"jsonrpc": "2.0", "id": "srv-1", "result": {}})
+    );
+    assert_eq!(answers[1]["id"], 7);
+    assert_eq!(answers[1]["error"]["code"], -32601);
+    // They went to the same session.
+    for (_, body, headers) in &seen {
+        if body.get("method").is_none() && !body.is_null() {
+            assert_eq!(headers["mcp-session-id"], "sess-1");
+        }
+    }
+}
