@@ -139,6 +139,7 @@ async fn reset(State(app): State<AppState>) -> axum::Json<Value> {
     app.tasks().clear();
     app.elicitations().clear();
     app.world().reset();
+    app.agent().clear();
     app.journal().clear();
     axum::Json(json!({"reset": true}))
 }
@@ -157,7 +158,24 @@ async fn scenarios(State(app): State<AppState>) -> axum::Json<Value> {
             })
         })
         .collect();
-    axum::Json(json!({"fallback": catalog.fallback(), "scenarios": list}))
+    let agent: Vec<Value> = catalog
+        .agent_iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "description": s.description,
+                "match": s.pattern.as_ref().map(regex::Regex::as_str),
+                "turns": s.script.turns.len(),
+                "source": s.source.display().to_string(),
+            })
+        })
+        .collect();
+    axum::Json(json!({
+        "fallback": catalog.fallback(),
+        "scenarios": list,
+        "agent_fallback": crate::scenario::DEFAULT_AGENT_SCENARIO,
+        "agent_scenarios": agent,
+    }))
 }
 
 /// The world as it stands: each account's plan, balance, limits and connectors.

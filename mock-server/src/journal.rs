@@ -267,9 +267,26 @@ pub(crate) async fn record_exchange(
             .await;
         return finish(journal, clock, ticket, exchange, response).await;
     }
-    let limit = BODY_LIMIT;
+    let agent = crate::agent::is_agent_path(&path);
+    let limit = if agent {
+        crate::agent::BODY_LIMIT
+    } else {
+        BODY_LIMIT
+    };
     let bytes = match http_body_util::Limited::new(body, limit).collect().await {
         Ok(collected) => collected.to_bytes(),
+        Err(_) if agent => {
+            let error = crate::agent::ApiError::new(
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the request body is larger than the 32 MiB the Agent API accepts: send large \
+                 files by URL (input_file.file_url) instead of inline",
+            );
+            exchange.status = 413;
+            exchange.response_body = error.body();
+            journal.record(exchange);
+            return error.into_response();
+        }
         Err(_) => {
             let mut message = format!(
                 "The request body is larger than the {} MiB this endpoint accepts.",

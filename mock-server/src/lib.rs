@@ -17,6 +17,7 @@
 //! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum [`Router`] to
 //! drive with `tower::ServiceExt::oneshot`.
 
+pub mod agent;
 pub mod clock;
 mod computer;
 mod control;
@@ -109,6 +110,7 @@ struct Shared {
     oauth: oauth::Store,
     tasks: computer::Tasks,
     elicitations: computer::Elicitations,
+    agent: agent::Store,
 }
 
 impl AppState {
@@ -145,6 +147,7 @@ impl AppState {
                 oauth: oauth::Store::default(),
                 tasks: computer::Tasks::default(),
                 elicitations: computer::Elicitations::default(),
+                agent: agent::Store::default(),
             }),
         })
     }
@@ -173,12 +176,16 @@ impl AppState {
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth
     }
+    pub(crate) fn agent(&self) -> &agent::Store {
+        &self.inner.agent
+    }
 
     fn router(&self) -> Router {
         Router::new()
             .merge(computer::routes(self.clone()))
             .merge(control::routes())
             .merge(oauth::routes())
+            .merge(agent::routes())
             .layer(axum::middleware::from_fn_with_state(
                 self.clone(),
                 journal::record_exchange,
@@ -334,6 +341,10 @@ impl MockHandle {
     /// The scenario catalog.
     pub fn catalog(&self) -> &Catalog {
         self.state.catalog()
+    }
+    /// How many Agent API responses the mock holds (tests check a refused request added none).
+    pub fn agent_responses(&self) -> usize {
+        self.state.agent().len()
     }
 }
 

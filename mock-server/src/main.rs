@@ -108,6 +108,10 @@ fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode, auto_cons
     let _ = writeln!(out, "  MCP endpoint:  {}", server.mcp_url());
     let _ = writeln!(
         out,
+        "  Agent API:     PERPLEXITY_BASE_URL={base} PERPLEXITY_API_KEY=alice-dev-token"
+    );
+    let _ = writeln!(
+        out,
         "  Control:       {base}/_mock  (journal, clock, scenarios, reset)"
     );
     let _ = writeln!(out, "  Virtual clock: {clock}");

@@ -93,6 +93,8 @@ pub struct LoadedScenario {
 pub struct Catalog {
     scenarios: Vec<Arc<LoadedScenario>>,
     fallback: String,
+    /// Agent API scenarios, in load order (a later file with the same name replaces one).
+    agent: Vec<Arc<crate::agent::script::LoadedAgentScenario>>,
 }
 
 impl Catalog {
@@ -106,13 +108,28 @@ impl Catalog {
                 order.push(name);
             }
         };
+        let mut agents = AgentScenarios::default();
         for (name, text) in EMBEDDED {
             insert(parse(Path::new(&format!("embedded:{name}.json")), text)?);
+        }
+        for (name, text) in EMBEDDED_AGENT {
+            let path = PathBuf::from(format!("embedded:{name}.json"));
+            let value: Value = serde_json::from_str(text)
+                .map_err(|e| FixtureError::new(&path, FixtureErrorKind::Json(e)))?;
+            agents.insert(crate::agent::script::parse_agent(&path, value)?);
         }
         for path in paths {
             for file in fixture_files(path)? {
                 let text = std::fs::read_to_string(&file)
                     .map_err(|e| FixtureError::new(&file, FixtureErrorKind::Read(e)))?;
+                // Agent API scenarios share the directory and the schema file; their
+                // `agent` section tells them apart.
+                if let Ok(value) = serde_json::from_str::<Value>(&text)
+                    && crate::agent::script::is_agent_scenario(&value)
+                {
+                    agents.insert(crate::agent::script::parse_agent(&file, value)?);
+                    continue;
+                }
                 insert(parse(&file, &text)?);
             }
         }
@@ -136,6 +153,7 @@ impl Catalog {
         Ok(Self {
             scenarios,
             fallback,
+            agent: agents.list,
         })
     }
 
@@ -176,6 +194,89 @@ impl Catalog {
         &self.fallback
     }
 }
+
+// --- Agent API scenarios (issue 6) ------------------------------------------------------------
+
+/// The built-in Agent API scenarios (`fixtures/scenarios/agent-NAME.json`, named `NAME`).
+const EMBEDDED_AGENT: &[(&str, &str)] = &embedded_agent_scenarios![
+    "slack-summary",
+    "deepwiki-question",
+    "github-sandbox",
+    "mcp-approval",
+    "connector-auth-lapsed",
+    "discovery-failure",
+    "background-research",
+    "function-weather",
+    "connector-errors",
+    "rate-limited",
+    "server-error",
+    "model-failure",
+    "incomplete",
+    "shared-file",
+    "default",
+];
+
+macro_rules! embedded_agent_scenarios {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../../fixtures/scenarios/agent-", $name, ".json")))),*]
+    };
+}
+use embedded_agent_scenarios;
+
+/// The Agent API scenario used when nothing else matches.
+pub const DEFAULT_AGENT_SCENARIO: &str = "agent-default";
+
+#[derive(Default)]
+struct AgentScenarios {
+    list: Vec<Arc<crate::agent::script::LoadedAgentScenario>>,
+}
+
+impl AgentScenarios {
+    fn insert(&mut self, loaded: crate::agent::script::LoadedAgentScenario) {
+        let loaded = Arc::new(loaded);
+        match self.list.iter_mut().find(|s| s.name == loaded.name) {
+            Some(slot) => *slot = loaded,
+            None => self.list.push(loaded),
+        }
+    }
+}
+
+impl Catalog {
+    /// Every Agent API scenario, in load order.
+    pub fn agent_iter(
+        &self,
+    ) -> impl Iterator<Item = &Arc<crate::agent::script::LoadedAgentScenario>> {
+        self.agent.iter()
+    }
+
+    /// The Agent API scenario with this name.
+    pub fn agent_get(&self, name: &str) -> Option<Arc<crate::agent::script::LoadedAgentScenario>> {
+        self.agent.iter().find(|s| s.name == name).cloned()
+    }
+
+    /// The Agent API scenario a request follows: `#name` in its first user message, else the
+    /// first whose `match` fits, else `agent-default`.
+    pub fn agent_route(
+        &self,
+        first_message: &str,
+    ) -> Arc<crate::agent::script::LoadedAgentScenario> {
+        hashtags(first_message)
+            .find_map(|tag| self.agent_get(tag))
+            .or_else(|| {
+                self.agent
+                    .iter()
+                    .find(|s| {
+                        s.pattern
+                            .as_ref()
+                            .is_some_and(|p| p.is_match(first_message))
+                    })
+                    .cloned()
+            })
+            .or_else(|| self.agent_get(DEFAULT_AGENT_SCENARIO))
+            .unwrap_or_else(|| self.agent[0].clone())
+    }
+}
+// --- end Agent API scenarios -------------------------------------------------------------------
 
 /// Words written as `#word` in a message.
 fn hashtags(message: &str) -> impl Iterator<Item = &str> {

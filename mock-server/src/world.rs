@@ -89,7 +89,73 @@ struct AccountSpec {
     organization_policy: Option<OrganizationPolicy>,
     #[serde(default)]
     region: Option<String>,
+    #[serde(default)]
+    agent_api: AgentApiSettings,
 }
+
+// --- Agent API (issue 6) -------------------------------------------------------------------
+
+/// How an account looks to the Agent API: its organization's data retention and the connectors
+/// its API Project has connected.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentApiSettings {
+    /// A zero-data-retention organization: `previous_response_id` is refused, so approvals
+    /// continue by sending the history in `input`.
+    #[serde(default)]
+    pub zero_data_retention: bool,
+    /// Connection state per connector id (`connector_slack`); a connector not listed is
+    /// not connected.
+    #[serde(default)]
+    pub connectors: std::collections::BTreeMap<String, ConnectorState>,
+    /// Custom connectors: the Project's own MCP servers, reachable by connector id.
+    #[serde(default)]
+    pub custom_connectors: Vec<CustomConnector>,
+    /// Cancelling an unknown or foreign id answers the documented 404 `not_found` instead of
+    /// the 400 recorded from the live API.
+    #[serde(default)]
+    pub documented_cancel_errors: bool,
+}
+
+/// Whether a Project's connector can be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectorState {
+    /// Connected: its tools are listed and its calls run.
+    Connected,
+    /// Never connected: `mcp_list_tools` lists `tools: []`, with no error.
+    NotConnected,
+    /// Its authorization lapsed or was revoked: tools are listed, calls fail with `AUTH_REQUIRED`.
+    Lapsed,
+}
+
+/// A custom connector: a Project's own MCP server behind a connector id.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomConnector {
+    /// The connector id requests name (`connector_acme_wiki`).
+    pub id: String,
+    /// The MCP server's Streamable HTTP URL.
+    pub url: String,
+    /// Access token sent to it as `Authorization: Bearer <token>`, if any.
+    #[serde(default)]
+    pub authorization: Option<String>,
+}
+
+impl AgentApiSettings {
+    /// The state of `connector_id` for this account (custom connectors count as connected).
+    pub fn connector_state(&self, connector_id: &str) -> ConnectorState {
+        if let Some(state) = self.connectors.get(connector_id) {
+            return *state;
+        }
+        if self.custom_connectors.iter().any(|c| c.id == connector_id) {
+            ConnectorState::Connected
+        } else {
+            ConnectorState::NotConnected
+        }
+    }
+}
+// --- end Agent API ---------------------------------------------------------------------------
 
 /// What an account's organization forbids, on top of its plan.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -129,6 +195,8 @@ pub struct Account {
     pub region: Option<String>,
     /// Projects the account can access, as `projects_list` shows them to it.
     pub projects: Vec<Project>,
+    /// How the account looks to the Agent API.
+    pub agent_api: AgentApiSettings,
 }
 
 /// A Project as `projects_list` returns it to one member (minus `project_url`, which is derived).
@@ -321,6 +389,7 @@ impl WorldFixture {
                 connectors: spec.connectors.clone(),
                 organization_policy: spec.organization_policy.clone().unwrap_or_default(),
                 region: spec.region.clone(),
+                agent_api: spec.agent_api.clone(),
                 projects: self
                     .projects
                     .iter()

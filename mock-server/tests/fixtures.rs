@@ -218,6 +218,23 @@ fn every_file_in_fixtures_scenarios_validates() {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&path).expect("read");
+            // Agent API scenarios (`agent-NAME.json`, named NAME) have their own definition.
+            let value: serde_json::Value = serde_json::from_str(&text).expect("json");
+            if mock_server::agent::script::is_agent_scenario(&value) {
+                let loaded = mock_server::agent::script::parse_agent(&path, value)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let stem = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default();
+                let expected = stem.strip_prefix("agent-").filter(|n| *n != "default");
+                assert_eq!(
+                    loaded.name,
+                    expected.unwrap_or(stem),
+                    "agent-NAME.json holds scenario NAME"
+                );
+                continue;
+            }
             let loaded = parse(&path, &text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(
                 path.file_stem().and_then(|s| s.to_str()),

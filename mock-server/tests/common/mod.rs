@@ -6,6 +6,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod agent;
 pub mod modern;
 
 use std::time::Duration;

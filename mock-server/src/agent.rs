@@ -1,0 +1,64 @@
+//! The Agent API surface (`/v1/agent` ≡ `/v1/responses` ≡ `/responses`): responses in sync,
+//! stream and background mode, driven by a scripted model on the virtual clock, with
+//! connectors, remote MCP tools (a real MCP client) and approvals.
+//!
+//! `routes` serves the HTTP surface; `validate` applies the request rules; `run` plays a
+//! scenario's script and keeps the snapshot and event log that `stream` replays; `tools` wires
+//! the request's MCP servers and connectors (through `mcp_client`, `connectors`, `approval`).
+
+pub mod approval;
+pub mod connectors;
+pub mod error;
+pub mod mcp_client;
+mod models;
+mod routes;
+mod run;
+pub mod script;
+mod store;
+mod stream;
+mod tools;
+mod validate;
+mod wire;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+pub use error::ApiError;
+pub(crate) use store::Store;
+
+use crate::AppState;
+
+/// Largest create body the API accepts (32 MiB); a larger one is a 413 `payload_too_large`.
+pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+
+/// The path prefixes every Agent API route is served under.
+pub const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
+
+/// True for paths of the Agent API (they get its error envelope and body limit).
+pub fn is_agent_path(path: &str) -> bool {
+    path == "/v1/models"
+        || PREFIXES
+            .iter()
+            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+}
+
+/// The Agent API routes.
+pub(crate) fn routes() -> Router<AppState> {
+    let mut router = Router::new().route("/v1/models", get(routes::models));
+    for prefix in PREFIXES {
+        router = router
+            .route(prefix, post(routes::create))
+            .route(&format!("{prefix}/{{id}}"), get(routes::retrieve))
+            .route(&format!("{prefix}/{{id}}/cancel"), post(routes::cancel))
+            .route(&format!("{prefix}/{{id}}/files"), get(routes::files))
+            .route(
+                &format!("{prefix}/{{id}}/files/{{file_id}}/content"),
+                get(routes::file_content),
+            );
+    }
+    // The journal already refused anything over 32 MiB; lift axum's 2 MB default to match.
+    router
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(routes::add_request_id))
+}

@@ -1,0 +1,123 @@
+use std::collections::HashSet;
+
+use super::*;
+
+#[test]
+fn every_managed_connector_has_a_catalog_a_name_and_a_description() {
+    for id in MANAGED_CONNECTORS {
+        let catalog = managed_catalog(id).expect("managed catalog");
+        assert!(catalog.len() >= 5, "{id} has only {} tools", catalog.len());
+        assert!(service_name(id).is_some(), "{id}");
+        assert!(namespace_description(id).is_some(), "{id}");
+        assert!(is_managed(id));
+    }
+    assert!(managed_catalog("connector_custom_abc").is_none());
+    assert!(!is_managed("connector_custom_abc"));
+}
+
+#[test]
+fn catalogs_have_unique_names_object_schemas_and_read_only_hints() {
+    for id in MANAGED_CONNECTORS {
+        let catalog = managed_catalog(id).expect("catalog");
+        let names: HashSet<&str> = catalog.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names.len(), catalog.len(), "{id} repeats a tool name");
+        for tool in &catalog {
+            assert_eq!(tool.input_schema["type"], "object", "{id}/{}", tool.name);
+            assert!(
+                tool.input_schema["properties"].is_object(),
+                "{id}/{}",
+                tool.name
+            );
+            for required in tool.input_schema["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                let key = required.as_str().expect("string");
+                assert!(
+                    tool.input_schema["properties"].get(key).is_some(),
+                    "{id}/{} requires undeclared `{key}`",
+                    tool.name
+                );
+            }
+            assert!(tool.read_only.is_some(), "{id}/{}", tool.name);
+            assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+        }
+        // Each service can both read and act, so approvals by read_only have something to do.
+        assert!(catalog.iter().any(|t| t.read_only == Some(true)), "{id}");
+        assert!(catalog.iter().any(|t| t.read_only == Some(false)), "{id}");
+    }
+}
+
+#[test]
+fn the_documents_tool_names_are_in_the_catalogs() {
+    let names = |id| -> Vec<String> {
+        managed_catalog(id)
+            .expect("catalog")
+            .into_iter()
+            .map(|t| t.name)
+            .collect()
+    };
+    let slack = names("connector_slack");
+    assert!(slack.contains(&"slack_search_public".to_owned()));
+    assert!(slack.contains(&"slack_send_message".to_owned()));
+    let github = names("connector_github");
+    assert!(github.contains(&"get_file_contents".to_owned()));
+    // The Slack example's schemas, as the Connectors document shows them.
+    let send = managed_catalog("connector_slack")
+        .expect("catalog")
+        .into_iter()
+        .find(|t| t.name == "slack_send_message")
+        .expect("slack_send_message");
+    assert_eq!(
+        send.input_schema["required"],
+        serde_json::json!(["channel_id", "message"])
+    );
+    assert_eq!(send.read_only, Some(false));
+}
+
+#[test]
+fn searching_slack_for_search_messages_finds_the_search_tool_first() {
+    let catalog = managed_catalog("connector_slack").expect("catalog");
+    let found = search_catalog(&catalog, "search messages");
+    assert_eq!(found[0].name, "slack_search_public");
+    assert!(found.len() <= MAX_SEARCH_RESULTS);
+    assert!(found.iter().all(|t| t.name != "slack_read_user_profile"));
+}
+
+#[test]
+fn searches_rank_name_words_over_descriptions_and_match_plurals() {
+    let catalog = managed_catalog("connector_github").expect("catalog");
+    let found = search_catalog(&catalog, "pull requests");
+    assert!(
+        found[0].name.contains("pull_request"),
+        "{:?}",
+        found[0].name
+    );
+    let found = search_catalog(&catalog, "file contents");
+    assert_eq!(found[0].name, "get_file_contents");
+}
+
+#[test]
+fn a_search_without_a_match_finds_nothing() {
+    let catalog = managed_catalog("connector_linear").expect("catalog");
+    assert!(search_catalog(&catalog, "kubernetes").is_empty());
+    assert!(search_catalog(&catalog, "").is_empty());
+    assert!(search_catalog(&catalog, "a").is_empty());
+}
+
+#[test]
+fn a_search_namespace_has_the_tool_search_output_shape() {
+    let catalog = managed_catalog("connector_slack").expect("catalog");
+    let found = search_catalog(&catalog, "search public");
+    let namespace = search_namespace("slack", "Slack workspace", &found[..1]);
+    assert_eq!(namespace["type"], "namespace");
+    assert_eq!(namespace["name"], "slack");
+    assert_eq!(namespace["description"], "Slack workspace");
+    assert_eq!(namespace["tools"][0]["type"], "function");
+    assert_eq!(namespace["tools"][0]["name"], "slack_search_public");
+    assert_eq!(
+        namespace["tools"][0]["parameters"]["required"],
+        serde_json::json!(["query"])
+    );
+}

@@ -1,0 +1,111 @@
+//! The Agent API's error envelope: `{"error":{"message","type","code"}}` where `code` is the HTTP
+//! status as an integer (as recorded from the live API), with an optional `param`.
+
+use axum::Json;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderName, HeaderValue, StatusCode};
+use serde_json::{Value, json};
+
+/// An Agent API error answered over HTTP.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{status} {kind}: {message}")]
+pub struct ApiError {
+    /// HTTP status (also the envelope's `code`).
+    pub status: StatusCode,
+    /// The envelope's `type` (`invalid_request`, `not_found`, ...).
+    pub kind: String,
+    /// A sentence a person can act on.
+    pub message: String,
+    /// The offending field, when there is one.
+    pub param: Option<String>,
+    /// Extra response headers (`retry-after-ms`, `x-should-retry`, ...).
+    pub headers: Vec<(String, String)>,
+}
+
+impl ApiError {
+    /// An error with this status, type and message.
+    pub fn new(status: StatusCode, kind: &str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            kind: kind.to_owned(),
+            message: message.into(),
+            param: None,
+            headers: Vec::new(),
+        }
+    }
+
+    /// 400 `invalid_request`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "invalid_request", message)
+    }
+
+    /// 400 `invalid_request` for a failed validation rule, worded like the live API
+    /// (`validation failed: ...`).
+    pub fn validation(message: impl std::fmt::Display) -> Self {
+        Self::invalid_request(format!("validation failed: {message}"))
+    }
+
+    /// 404 `not_found`, with the live API's exact text.
+    pub fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", "resource not found")
+    }
+
+    /// 401 `forbidden`: the live body was never captured, so the wording is the mock's own.
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "forbidden", message)
+    }
+
+    /// Names the offending field.
+    pub fn param(mut self, param: impl Into<String>) -> Self {
+        self.param = Some(param.into());
+        self
+    }
+
+    /// Adds a response header.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// The envelope body.
+    pub fn body(&self) -> Value {
+        let mut error = json!({
+            "message": self.message,
+            "type": self.kind,
+            "code": self.status.as_u16(),
+        });
+        if let (Some(param), Some(map)) = (&self.param, error.as_object_mut()) {
+            map.insert("param".into(), Value::String(param.clone()));
+        }
+        json!({ "error": error })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(self.body())).into_response();
+        for (name, value) in &self.headers {
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                response.headers_mut().insert(name, value);
+            }
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_carries_the_status_as_an_integer_code() {
+        let body = ApiError::invalid_request("bad").param("x").body();
+        assert_eq!(
+            body,
+            json!({"error": {"message": "bad", "type": "invalid_request", "code": 400, "param": "x"}})
+        );
+    }
+}

@@ -1,0 +1,525 @@
+//! HTTP handlers: create (sync, stream, background), retrieve (and resume a stream), cancel,
+//! files, models. Every path is served under `/v1/agent`, `/v1/responses` and `/responses`.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::approval::{self, ApprovalPolicy};
+use super::connectors;
+use super::error::ApiError;
+use super::run::{self, Decided, Setup};
+use super::script::AgentStep;
+use super::store::{Pending, RATE_LIMIT, Run};
+use super::stream;
+use super::validate::{self, Validated};
+use super::wire::{Tool, first_user_text};
+use crate::AppState;
+use crate::oauth::AuthMode;
+use crate::world::Account;
+
+/// The account a request acts as, or the 401 in the Agent API envelope.
+pub(crate) fn authenticate(app: &AppState, headers: &HeaderMap) -> Result<Account, ApiError> {
+    let world = app.world();
+    if app.config().auth == AuthMode::None {
+        return world
+            .account("alice")
+            .cloned()
+            .ok_or_else(|| ApiError::unauthorized("the built-in account `alice` is missing"));
+    }
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .unwrap_or_default();
+    if token.is_empty() {
+        return Err(ApiError::unauthorized(
+            "missing API key: send `Authorization: Bearer <key>` (for the mock: alice-dev-token \
+             or bob-dev-token, e.g. PERPLEXITY_API_KEY=alice-dev-token)",
+        ));
+    }
+    if let Some(account) = world.account_for_token(token) {
+        return Ok(account.clone());
+    }
+    let issued = app
+        .oauth()
+        .access_token(token)
+        .filter(|t| !t.revoked && app.clock().now() < t.expires_at);
+    issued
+        .and_then(|t| world.account(&t.account).cloned())
+        .ok_or_else(|| {
+            ApiError::unauthorized(
+                "invalid API key: use alice-dev-token or bob-dev-token, or a current OAuth access token",
+            )
+        })
+}
+
+/// `x-ratelimit-*` headers as the live API sends them (limit, remaining, reset, used).
+fn rate_limit_headers(response: &mut Response, used: usize, reset: i64) {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        ("x-ratelimit-limit", RATE_LIMIT.to_string()),
+        (
+            "x-ratelimit-remaining",
+            RATE_LIMIT.saturating_sub(used).to_string(),
+        ),
+        ("x-ratelimit-reset", reset.to_string()),
+        ("x-ratelimit-used", used.to_string()),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+}
+
+fn request_id(response: &mut Response, id: &str) {
+    if let Ok(value) = HeaderValue::from_str(id.trim_start_matches("resp_")) {
+        response.headers_mut().insert("x-request-id", value);
+    }
+}
+
+/// `POST /v1/agent` (≡ `/v1/responses` ≡ `/responses`).
+pub(crate) async fn create(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let account = authenticate(&app, &headers)?;
+    let (used, reset) = app.agent().count_request(&account.id, app.clock().now());
+    let validated = validate::create_request(&body)?;
+    check_tools_for_account(&validated, &account)?;
+    let setup = continuation(&app, &account, validated)?;
+    let script = setup.scenario.1.clone();
+    if let Some(fault) = &script.fault
+        && app.agent().fault_applies(&setup.scenario.0, fault.times)
+    {
+        return Err(fault_error(fault, app.clock().now().timestamp()));
+    }
+    let stream = setup.validated.request.stream == Some(true);
+    let background = setup.validated.request.background == Some(true);
+    let run = run::start(app.clock(), app.agent(), setup);
+    let mut response = if stream {
+        stream::respond(run.clone(), 0)
+    } else if background {
+        Json(run.snapshot()).into_response()
+    } else {
+        run.wait_terminal().await;
+        let sync_error = run.state().sync_error.clone();
+        match sync_error {
+            Some(error) => error.into_response(),
+            None => Json(run.snapshot()).into_response(),
+        }
+    };
+    request_id(&mut response, &run.id);
+    rate_limit_headers(&mut response, used, reset);
+    Ok(response)
+}
+
+/// Connector ids must be managed connectors or the account's custom connectors, and approval
+/// policies must parse; both are request validation (400 in every mode).
+fn check_tools_for_account(v: &Validated, account: &Account) -> Result<(), ApiError> {
+    for (i, tool) in v.tools.iter().enumerate() {
+        let policy = match tool {
+            Tool::Mcp(mcp) => mcp.require_approval.as_ref(),
+            Tool::Connector(connector) => {
+                let known = connectors::is_managed(&connector.id)
+                    || account
+                        .agent_api
+                        .custom_connectors
+                        .iter()
+                        .any(|c| c.id == connector.id);
+                if !known {
+                    return Err(ApiError::validation(format!(
+                        "tools[{i}]: unknown connector \"{}\": use connector_github, connector_slack, \
+                         connector_googledrive, connector_datadog, connector_linear, connector_notion \
+                         or a custom connector of your Project",
+                        connector.id
+                    ))
+                    .param(format!("tools[{i}].id")));
+                }
+                connector.require_approval.as_ref()
+            }
+            _ => None,
+        };
+        if policy.is_some()
+            && let Err(message) = ApprovalPolicy::from_request(policy)
+        {
+            return Err(
+                ApiError::validation(format!("tools[{i}].require_approval: {message}"))
+                    .param(format!("tools[{i}].require_approval")),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Works out which scenario turn this request plays, checking a continuation against the
+/// response it continues (or, for zero-data-retention accounts, against the history in input).
+fn continuation(
+    app: &AppState,
+    account: &Account,
+    validated: Validated,
+) -> Result<Setup, ApiError> {
+    let input = validated.request.input.clone();
+    let decisions = approval::decisions_in_input(&input)
+        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
+    let Some(previous_id) = validated.request.previous_response_id.clone() else {
+        let text = first_user_text(&input);
+        let loaded = app.catalog().agent_route(&text);
+        let scenario = (loaded.name.clone(), loaded.script.clone());
+        // Zero-data-retention continuation: the pending requests come from the history.
+        let history: Vec<Pending> = approval::pending_in_history(&input).into_iter().collect();
+        let (decided, next_step) = if history.is_empty() && decisions.is_empty() {
+            (Vec::new(), 0)
+        } else {
+            let decided = match_all(&history, &input)?;
+            let calls_done = input
+                .as_array()
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter(|i| {
+                            matches!(
+                                i.get("type").and_then(Value::as_str),
+                                Some("mcp_approval_request")
+                            )
+                        })
+                        .count()
+                })
+                .unwrap_or(0);
+            let next = scenario
+                .1
+                .turns
+                .first()
+                .and_then(|turn| {
+                    turn.steps
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| matches!(s, AgentStep::McpCall { .. }))
+                        .nth(calls_done.saturating_sub(1))
+                        .map(|(i, _)| i + 1)
+                })
+                .unwrap_or(0);
+            (decided, next)
+        };
+        return Ok(Setup {
+            validated,
+            account: account.clone(),
+            scenario,
+            turn: 0,
+            next_step,
+            decisions: decided,
+            previous_output: String::new(),
+        });
+    };
+    if account.agent_api.zero_data_retention {
+        return Err(ApiError::invalid_request(
+            "previous_response_id is not available to zero data retention organizations: send \
+             the conversation history in input instead (the user message, the \
+             mcp_approval_request item and your mcp_approval_response)",
+        )
+        .param("previous_response_id"));
+    }
+    let previous = app
+        .agent()
+        .get(&account.id, &previous_id)
+        .ok_or_else(|| {
+            ApiError::invalid_request(format!(
+                "invalid request: previous_response_id \"{previous_id}\" is not a response of this account"
+            ))
+            .param("previous_response_id")
+        })?;
+    let (status, pause, turn, last_output) = {
+        let state = previous.state();
+        let last_output = state
+            .response
+            .get("output")
+            .and_then(Value::as_array)
+            .and_then(|o| {
+                o.iter()
+                    .rev()
+                    .find_map(|i| i.get("output").and_then(Value::as_str))
+            })
+            .unwrap_or_default()
+            .to_owned();
+        (
+            state
+                .response
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            state.pause.clone(),
+            state.turn,
+            last_output,
+        )
+    };
+    if status != "completed" {
+        return Err(ApiError::invalid_request(format!(
+            "invalid request: the previous response is {status}; only a completed response can be continued"
+        ))
+        .param("previous_response_id"));
+    }
+    let loaded = app
+        .catalog()
+        .agent_get(&previous.scenario)
+        .unwrap_or_else(|| app.catalog().agent_route(""));
+    let scenario = (loaded.name.clone(), loaded.script.clone());
+    let (turn, next_step, decided) = match pause {
+        Some(pause) => {
+            let decided = match_all(&pause.approvals, &input)?;
+            (pause.turn, pause.next_step, decided)
+        }
+        None => {
+            let decided = match_all(&[], &input)?;
+            (turn + 1, 0, decided)
+        }
+    };
+    Ok(Setup {
+        validated,
+        account: account.clone(),
+        scenario,
+        turn,
+        next_step,
+        decisions: decided,
+        previous_output: last_output,
+    })
+}
+
+/// One decision per pending request, else 400 `invalid_request` naming the item.
+fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiError> {
+    let matched = approval::match_input(pending, input)
+        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
+    Ok(matched
+        .into_iter()
+        .map(|(pending, d)| Decided {
+            pending,
+            approve: d.approve,
+            reason: d.reason,
+        })
+        .collect())
+}
+
+fn fault_error(fault: &super::script::Fault, reset: i64) -> ApiError {
+    let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let (kind, message) = match fault.status {
+        429 => (
+            "request_rate_limit_exceeded",
+            "rate limit exceeded: slow down and retry after the delay in retry-after-ms",
+        ),
+        502 => (
+            "bad_gateway",
+            "bad gateway: the upstream model did not answer; retry",
+        ),
+        504 => (
+            "gateway_timeout",
+            "gateway timeout: the upstream model took too long; retry",
+        ),
+        400 => ("invalid_request", "invalid request"),
+        401 | 403 => (
+            "forbidden",
+            "the API key is not allowed to use this endpoint",
+        ),
+        404 => ("not_found", "resource not found"),
+        424 => (
+            "external_connector_error",
+            "an external connector could not be reached",
+        ),
+        _ => ("internal_error", "internal error: retry the request"),
+    };
+    let mut error = ApiError::new(
+        status,
+        fault.kind.as_deref().unwrap_or(kind),
+        fault.message.clone().unwrap_or_else(|| message.to_owned()),
+    );
+    if let Some(ms) = fault.retry_after_ms {
+        error = error.header("retry-after-ms", ms.to_string());
+    }
+    if let Some(retry) = fault.should_retry {
+        error = error.header("x-should-retry", retry.to_string());
+    }
+    if fault.status == 429 {
+        error = error
+            .header("x-ratelimit-limit", "50")
+            .header("x-ratelimit-remaining", "0")
+            .header("x-ratelimit-reset", reset.to_string())
+            .header("x-ratelimit-used", "50");
+    }
+    error
+}
+
+/// Query of `GET …/{id}`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct RetrieveQuery {
+    #[serde(default)]
+    starting_after: Option<i64>,
+    #[serde(default)]
+    stream: Option<bool>,
+    #[serde(default)]
+    format: Option<String>,
+}
+
+fn owned(app: &AppState, account: &Account, id: &str) -> Result<Arc<Run>, ApiError> {
+    if !id.starts_with("resp_") {
+        return Err(ApiError::invalid_request("invalid response id").param("id"));
+    }
+    app.agent()
+        .get(&account.id, id)
+        .filter(|run| run.stored)
+        .ok_or_else(ApiError::not_found)
+}
+
+/// `GET …/{id}`: the snapshot, or with `stream=true&starting_after=N` the stream after N.
+pub(crate) async fn retrieve(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<RetrieveQuery>, axum::extract::rejection::QueryRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let account = authenticate(&app, &headers)?;
+    let Query(query) = query.map_err(|e| {
+        ApiError::invalid_request(format!(
+            "invalid query: {e}; use starting_after=<sequence number>&stream=true"
+        ))
+    })?;
+    if let Some(format) = &query.format
+        && format != "default"
+        && format != "short"
+    {
+        return Err(ApiError::invalid_request(format!(
+            "format must be default or short, not \"{format}\""
+        ))
+        .param("format"));
+    }
+    let run = owned(&app, &account, &id)?;
+    if query.stream != Some(true) {
+        return Ok(Json(run.snapshot()).into_response());
+    }
+    let Some(after) = query.starting_after else {
+        return Err(ApiError::invalid_request(
+            "stream=true requires starting_after: pass the sequence_number of the last event you received (-1 for all)",
+        )
+        .param("starting_after"));
+    };
+    let len = run.state().events.len() as i64;
+    if after < -1 || after >= len {
+        return Err(ApiError::invalid_request(format!(
+            "starting_after {after} is past the end of the stream: the last sequence_number is {}; \
+             fall back to a plain GET",
+            len - 1
+        ))
+        .param("starting_after"));
+    }
+    Ok(stream::respond(
+        run,
+        usize::try_from(after + 1).unwrap_or(0),
+    ))
+}
+
+/// `POST …/{id}/cancel`.
+pub(crate) async fn cancel(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let account = authenticate(&app, &headers)?;
+    // The live API answers an unknown id like a terminal one (recorded 400); the docs say 404,
+    // which an account's `documented_cancel_errors` switches to.
+    let terminal_error =
+        || ApiError::invalid_request("the run is already terminal and cannot be cancelled");
+    let unknown = || {
+        if account.agent_api.documented_cancel_errors {
+            ApiError::not_found()
+        } else {
+            terminal_error()
+        }
+    };
+    let run = app.agent().get(&account.id, &id).ok_or_else(unknown)?;
+    if run.state().terminal {
+        return Err(terminal_error());
+    }
+    run.request_cancel();
+    Ok(Json(json!({"response_id": run.id, "status": "cancelling"})).into_response())
+}
+
+/// `GET …/{id}/files`.
+pub(crate) async fn files(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let account = authenticate(&app, &headers)?;
+    let run = owned(&app, &account, &id)?;
+    let data: Vec<Value> = run
+        .state()
+        .files
+        .iter()
+        .map(|f| {
+            json!({
+                "id": f.id,
+                "object": "file",
+                "filename": f.filename,
+                "bytes": f.content.len(),
+                "created_at": f.created_at,
+            })
+        })
+        .collect();
+    Ok(Json(json!({"object": "list", "data": data})).into_response())
+}
+
+/// `GET …/{id}/files/{file_id}/content`: the raw bytes.
+pub(crate) async fn file_content(
+    State(app): State<AppState>,
+    Path((id, file_id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let account = authenticate(&app, &headers)?;
+    let run = owned(&app, &account, &id)?;
+    let file = run
+        .state()
+        .files
+        .iter()
+        .find(|f| f.id == file_id)
+        .cloned()
+        .ok_or_else(ApiError::not_found)?;
+    let mut response = file.content.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", file.filename))
+    {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// `GET /v1/models` (no auth).
+pub(crate) async fn models() -> Json<Value> {
+    Json(super::models::list())
+}
+
+/// Adds `x-request-id` to every Agent API answer that has none yet.
+pub(crate) async fn add_request_id(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let mut response = next.run(request).await;
+    if !response.headers().contains_key("x-request-id")
+        && let Ok(value) = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string())
+    {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    response
+}

@@ -1,0 +1,242 @@
+//! The responses the mock remembers: each run's snapshot, its event log (for stream resume),
+//! its files, and where its turn paused (for `previous_response_id` continuations).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use super::error::ApiError;
+
+/// A file a run shared (`share_file`), served by `GET …/{id}/files`.
+#[derive(Debug, Clone)]
+pub(crate) struct RunFile {
+    /// `file_<uuid>`.
+    pub(crate) id: String,
+    /// File name.
+    pub(crate) filename: String,
+    /// Content.
+    pub(crate) content: bytes::Bytes,
+    /// Unix seconds.
+    pub(crate) created_at: i64,
+}
+
+/// An approval request the run is waiting on.
+pub(crate) type Pending = super::approval::PendingApproval;
+
+/// Where a turn stopped before its end, so a continuation can resume it.
+#[derive(Debug, Clone)]
+pub(crate) struct Pause {
+    /// The turn.
+    pub(crate) turn: usize,
+    /// The step to resume at.
+    pub(crate) next_step: usize,
+    /// Approval requests waiting for a decision (empty when paused on a function call).
+    pub(crate) approvals: Vec<Pending>,
+}
+
+/// A run's mutable state.
+#[derive(Debug)]
+pub(crate) struct RunState {
+    /// The response object as `GET` shows it now.
+    pub(crate) response: Value,
+    /// Every stream event so far, `sequence_number` = index.
+    pub(crate) events: Vec<Value>,
+    /// The run reached a terminal status.
+    pub(crate) terminal: bool,
+    /// Files shared so far.
+    pub(crate) files: Vec<RunFile>,
+    /// Where the turn paused, if it did.
+    pub(crate) pause: Option<Pause>,
+    /// The turn this run played.
+    pub(crate) turn: usize,
+    /// A sync request answers this instead of the response (a discovery failure is a 424).
+    pub(crate) sync_error: Option<ApiError>,
+}
+
+/// One response.
+#[derive(Debug)]
+pub(crate) struct Run {
+    /// `resp_<uuid>`.
+    pub(crate) id: String,
+    /// Owning account.
+    pub(crate) account: String,
+    /// `store` was not false: `GET` may show it.
+    pub(crate) stored: bool,
+    /// The scenario it follows.
+    pub(crate) scenario: String,
+    state: Mutex<RunState>,
+    changed: watch::Sender<usize>,
+    cancel: watch::Sender<bool>,
+}
+
+impl Run {
+    /// A new run whose snapshot is `response`.
+    pub(crate) fn new(
+        id: String,
+        account: String,
+        stored: bool,
+        scenario: String,
+        response: Value,
+    ) -> Self {
+        Self {
+            id,
+            account,
+            stored,
+            scenario,
+            state: Mutex::new(RunState {
+                response,
+                events: Vec::new(),
+                terminal: false,
+                files: Vec::new(),
+                pause: None,
+                turn: 0,
+                sync_error: None,
+            }),
+            changed: watch::channel(0).0,
+            cancel: watch::channel(false).0,
+        }
+    }
+
+    /// Locks the state.
+    pub(crate) fn state(&self) -> MutexGuard<'_, RunState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The snapshot.
+    pub(crate) fn snapshot(&self) -> Value {
+        self.state().response.clone()
+    }
+
+    /// Appends a stream event (`type` + the next `sequence_number`) and wakes readers.
+    pub(crate) fn emit(&self, kind: &str, fields: Value) {
+        let count = {
+            let mut state = self.state();
+            let mut event = json!({"type": kind, "sequence_number": state.events.len()});
+            if let (Some(map), Value::Object(extra)) = (event.as_object_mut(), fields) {
+                map.extend(extra);
+            }
+            state.events.push(event);
+            state.events.len()
+        };
+        self.changed.send_replace(count);
+    }
+
+    /// Marks the run terminal and wakes readers.
+    pub(crate) fn finish(&self) {
+        let count = {
+            let mut state = self.state();
+            state.terminal = true;
+            state.events.len()
+        };
+        self.changed.send_replace(count);
+    }
+
+    /// Changes to the event log and terminal flag.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<usize> {
+        self.changed.subscribe()
+    }
+
+    /// Waits until the run is terminal.
+    pub(crate) async fn wait_terminal(&self) {
+        let mut changes = self.subscribe();
+        loop {
+            if self.state().terminal {
+                return;
+            }
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Asks the run to stop.
+    pub(crate) fn request_cancel(&self) {
+        self.cancel.send_replace(true);
+    }
+
+    /// Cancellation requests.
+    pub(crate) fn cancelled(&self) -> watch::Receiver<bool> {
+        self.cancel.subscribe()
+    }
+}
+
+/// Every response, by id.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    runs: Mutex<HashMap<String, Arc<Run>>>,
+    faults: Mutex<HashMap<String, u32>>,
+    /// Create requests per account in the last virtual minute, for `x-ratelimit-*`.
+    recent: Mutex<HashMap<String, Vec<chrono::DateTime<chrono::Utc>>>>,
+}
+
+/// The requests-per-minute window the `x-ratelimit-*` headers describe (recorded: 50).
+pub(crate) const RATE_LIMIT: usize = 50;
+
+impl Store {
+    fn runs(&self) -> MutexGuard<'_, HashMap<String, Arc<Run>>> {
+        self.runs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many runs it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.runs().len()
+    }
+
+    /// Remembers a run.
+    pub(crate) fn insert(&self, run: Arc<Run>) {
+        self.runs().insert(run.id.clone(), run);
+    }
+
+    /// The run with this id if `account` owns it; another account's run looks unknown.
+    pub(crate) fn get(&self, account: &str, id: &str) -> Option<Arc<Run>> {
+        self.runs()
+            .get(id)
+            .filter(|run| run.account == account)
+            .cloned()
+    }
+
+    /// Counts one more injected fault for `scenario`; true while it should still fail.
+    pub(crate) fn fault_applies(&self, scenario: &str, times: Option<u32>) -> bool {
+        let mut faults = self.faults.lock().unwrap_or_else(|p| p.into_inner());
+        let seen = faults.entry(scenario.to_owned()).or_insert(0);
+        *seen += 1;
+        times.is_none_or(|times| *seen <= times)
+    }
+
+    /// Counts a create request by `account` at `now`; returns (used, reset epoch seconds) for
+    /// the minute window. The mock reports the window and never enforces it on its own (a
+    /// scenario's `fault` does that).
+    pub(crate) fn count_request(
+        &self,
+        account: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> (usize, i64) {
+        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        let seen = recent.entry(account.to_owned()).or_default();
+        seen.retain(|t| now - *t < chrono::Duration::seconds(60));
+        seen.push(now);
+        let oldest = seen.first().copied().unwrap_or(now);
+        (
+            seen.len(),
+            (oldest + chrono::Duration::seconds(60)).timestamp(),
+        )
+    }
+
+    /// Forgets everything (`POST /_mock/reset`); running runs are asked to stop.
+    pub(crate) fn clear(&self) {
+        let runs: Vec<Arc<Run>> = self.runs().drain().map(|(_, run)| run).collect();
+        for run in runs {
+            run.request_cancel();
+        }
+        self.faults
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+        self.recent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+}

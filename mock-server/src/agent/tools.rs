@@ -1,0 +1,354 @@
+//! The request's MCP servers and connectors as the scripted model sees them: discovery at run
+//! start (a real MCP client for `mcp` tools and custom connectors, the managed catalogs for
+//! managed connectors), deferred search, approval policy, and calls with their in-band errors.
+
+use serde_json::{Map, Value, json};
+
+use super::approval::ApprovalPolicy;
+use super::connectors;
+use super::mcp_client::{McpClient, RemoteServer, RemoteTool};
+use super::run::Setup;
+use super::script::AgentScript;
+use super::store::Pending;
+use super::wire::{Tool, call_token, new_id};
+use crate::world::ConnectorState;
+
+/// One MCP server or connector of the request, discovered.
+pub(crate) struct Server {
+    /// `server_label`.
+    pub(crate) label: String,
+    /// `connector_id` for connectors.
+    pub(crate) connector_id: Option<String>,
+    /// Discovery is deferred: the model searches the catalog before calling.
+    pub(crate) deferred: bool,
+    /// GitHub with the sandbox and no `allowed_tools`: the work runs through git/gh instead.
+    pub(crate) sandbox_mode: bool,
+    /// The tools the model may use (after `allowed_tools`).
+    pub(crate) tools: Vec<RemoteTool>,
+    /// Connection state (always connected for `mcp` tools).
+    pub(crate) state: ConnectorState,
+    /// Where calls go, for real MCP servers.
+    pub(crate) remote: Option<RemoteServer>,
+    /// When calls need approval (`None`: never; the request was validated already).
+    pub(crate) policy: Option<ApprovalPolicy>,
+    /// The namespace description shown by `tool_search_output`.
+    pub(crate) description: String,
+}
+
+/// Discovers every server of the request; an unreachable one fails the whole run with this
+/// message (`external_connector_error`).
+pub(crate) async fn discover(setup: &Setup, script: &AgentScript) -> Result<Vec<Server>, String> {
+    let client = McpClient::new();
+    let account = &setup.account;
+    let sandbox = setup
+        .validated
+        .tools
+        .iter()
+        .any(|t| matches!(t, Tool::Sandbox {}))
+        || setup
+            .validated
+            .request
+            .skills
+            .as_ref()
+            .is_some_and(|s| !s.is_empty());
+    let mut servers = Vec::new();
+    let mut forced_failure = script.discovery_failure.clone();
+    for tool in &setup.validated.tools {
+        match tool {
+            Tool::Mcp(mcp) => {
+                if let Some(message) = forced_failure.take() {
+                    return Err(discovery_error(&mcp.server_label, &message));
+                }
+                let remote = RemoteServer {
+                    url: mcp.server_url.clone(),
+                    authorization: mcp.authorization.clone(),
+                    headers: mcp
+                        .headers
+                        .clone()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .collect(),
+                };
+                let listed = client
+                    .list_tools(&remote)
+                    .await
+                    .map_err(|e| discovery_error(&mcp.server_label, &e.to_string()))?;
+                servers.push(Server {
+                    label: mcp.server_label.clone(),
+                    connector_id: None,
+                    deferred: mcp.defer_loading == Some(true),
+                    sandbox_mode: false,
+                    tools: allowed(listed, mcp.allowed_tools.as_deref()),
+                    state: ConnectorState::Connected,
+                    remote: Some(remote),
+                    policy: ApprovalPolicy::from_request(mcp.require_approval.as_ref()).ok(),
+                    description: format!("Tools of the MCP server at {}", mcp.server_url),
+                });
+            }
+            Tool::Connector(connector) => {
+                let state = script
+                    .connectors
+                    .get(&connector.id)
+                    .copied()
+                    .unwrap_or_else(|| account.agent_api.connector_state(&connector.id));
+                let custom = account
+                    .agent_api
+                    .custom_connectors
+                    .iter()
+                    .find(|c| c.id == connector.id);
+                let sandbox_mode = connector.id == "connector_github"
+                    && sandbox
+                    && connector.allowed_tools.as_ref().is_none_or(Vec::is_empty);
+                let (listed, remote) = match custom {
+                    Some(custom) => {
+                        if let Some(message) = forced_failure.take() {
+                            return Err(discovery_error(&connector.server_label, &message));
+                        }
+                        let remote = RemoteServer {
+                            url: custom.url.clone(),
+                            authorization: custom.authorization.clone(),
+                            headers: Vec::new(),
+                        };
+                        let listed = if state == ConnectorState::NotConnected {
+                            Vec::new()
+                        } else {
+                            // Custom connectors take Streamable HTTP or legacy SSE.
+                            let client = client.clone().allowing_legacy_sse();
+                            client.list_tools(&remote).await.map_err(|e| {
+                                discovery_error(&connector.server_label, &e.to_string())
+                            })?
+                        };
+                        (listed, Some(remote))
+                    }
+                    None if state == ConnectorState::NotConnected => (Vec::new(), None),
+                    None => (
+                        connectors::managed_catalog(&connector.id).unwrap_or_default(),
+                        None,
+                    ),
+                };
+                servers.push(Server {
+                    label: connector.server_label.clone(),
+                    connector_id: Some(connector.id.clone()),
+                    deferred: true,
+                    sandbox_mode,
+                    tools: allowed(listed, connector.allowed_tools.as_deref()),
+                    state,
+                    remote,
+                    policy: ApprovalPolicy::from_request(connector.require_approval.as_ref()).ok(),
+                    description: connector
+                        .server_description
+                        .clone()
+                        .or_else(|| {
+                            connectors::namespace_description(&connector.id).map(str::to_owned)
+                        })
+                        .unwrap_or_else(|| {
+                            format!("Tools of the {} connector", connector.server_label)
+                        }),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(servers)
+}
+
+fn discovery_error(label: &str, detail: &str) -> String {
+    format!("Error retrieving tool list from MCP server: '{label}'. {detail}")
+}
+
+fn allowed(listed: Vec<RemoteTool>, allowed: Option<&[String]>) -> Vec<RemoteTool> {
+    listed
+        .into_iter()
+        .filter(|t| allowed.is_none_or(|a| a.is_empty() || a.contains(&t.name)))
+        .collect()
+}
+
+/// The server a step names (label or connector id), else the first `mcp` server, else the
+/// first connector.
+pub(crate) fn pick_server<'a>(servers: &'a [Server], name: Option<&str>) -> Option<&'a Server> {
+    match name {
+        Some(name) => servers
+            .iter()
+            .find(|s| s.label == name || s.connector_id.as_deref() == Some(name)),
+        None => servers
+            .iter()
+            .find(|s| s.connector_id.is_none())
+            .or_else(|| servers.first()),
+    }
+}
+
+/// The deferred server a search targets.
+pub(crate) fn pick_deferred<'a>(servers: &'a [Server], name: Option<&str>) -> Option<&'a Server> {
+    pick_server(servers, name)
+        .filter(|s| s.deferred && !s.sandbox_mode)
+        .or_else(|| {
+            if name.is_some() {
+                None
+            } else {
+                servers.iter().find(|s| s.deferred && !s.sandbox_mode)
+            }
+        })
+}
+
+impl Server {
+    /// The `mcp_list_tools` item (none in sandbox mode).
+    pub(crate) fn list_tools_item(&self) -> Option<Value> {
+        if self.sandbox_mode {
+            return None;
+        }
+        let mut item = Map::new();
+        item.insert("type".into(), json!("mcp_list_tools"));
+        item.insert("id".into(), json!(new_id("mcpl")));
+        if let Some(id) = &self.connector_id {
+            item.insert("connector_id".into(), json!(id));
+        }
+        item.insert("server_label".into(), json!(self.label));
+        item.insert(
+            "tools".into(),
+            Value::Array(self.tools.iter().map(RemoteTool::list_entry).collect()),
+        );
+        Some(Value::Object(item))
+    }
+
+    /// The tool a call uses: the named one if listed, else the first listed.
+    pub(crate) fn choose_tool(&self, name: Option<&str>) -> Option<&RemoteTool> {
+        name.and_then(|n| self.tools.iter().find(|t| t.name == n))
+            .or_else(|| self.tools.first())
+    }
+
+    /// Whether calling `tool` needs an approval first.
+    pub(crate) fn requires_approval(&self, tool: &RemoteTool) -> bool {
+        self.policy
+            .as_ref()
+            .is_some_and(|p| p.requires_approval(&tool.name, tool.read_only))
+    }
+
+    /// A `tool_search_output` for these search words; `include` forces a tool into the match
+    /// (the one the model goes on to call).
+    pub(crate) fn search_item(&self, queries: &[String], include: Option<&str>) -> Value {
+        let mut matched = connectors::search_catalog(&self.tools, &queries.join(" "));
+        if let Some(name) = include
+            && !matched.iter().any(|m| m.name == name)
+            && let Some(tool) = self.tools.iter().find(|t| t.name == name)
+        {
+            matched.push(tool.clone());
+        }
+        let tools: Vec<Value> = if matched.is_empty() {
+            Vec::new()
+        } else {
+            vec![connectors::search_namespace(
+                &self.label,
+                &self.description,
+                &matched,
+            )]
+        };
+        json!({
+            "type": "tool_search_output",
+            "id": format!("tso_call_{}", call_token()),
+            "call_id": null,
+            "status": "completed",
+            "execution": "server",
+            "arguments": json!({"paths": [self.label], "queries": queries}).to_string(),
+            "tools": tools,
+        })
+    }
+
+    /// The `mcp_approval_request` item.
+    pub(crate) fn approval_item(&self, pending: &Pending) -> Value {
+        let mut item = Map::new();
+        item.insert("type".into(), json!("mcp_approval_request"));
+        item.insert("id".into(), json!(pending.id));
+        if let Some(id) = &self.connector_id {
+            item.insert("connector_id".into(), json!(id));
+        }
+        item.insert("server_label".into(), json!(pending.server_label));
+        item.insert("name".into(), json!(pending.name));
+        item.insert("arguments".into(), json!(pending.arguments));
+        Value::Object(item)
+    }
+
+    /// Runs a call: the scripted error if any, `AUTH_REQUIRED` for a lapsed connector, a real
+    /// `tools/call` for remote servers, the scripted output for managed connectors.
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: &Value,
+        scripted_output: Option<String>,
+        scripted_error: Option<String>,
+    ) -> (Option<String>, Option<String>) {
+        if let Some(error) = scripted_error {
+            return (None, Some(error));
+        }
+        if self.state == ConnectorState::Lapsed {
+            return (None, Some("AUTH_REQUIRED".into()));
+        }
+        if let Some(remote) = &self.remote {
+            let mut client = McpClient::new();
+            if self.connector_id.is_some() {
+                // Custom connectors take Streamable HTTP or legacy SSE; `mcp` tools only the former.
+                client = client.allowing_legacy_sse();
+            }
+            return match client.call_tool(remote, name, arguments).await {
+                Ok(outcome) if outcome.is_error => (None, Some(outcome.output)),
+                Ok(outcome) => (Some(outcome.output), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+        }
+        (
+            Some(scripted_output.unwrap_or_else(|| json!({"results": []}).to_string())),
+            None,
+        )
+    }
+
+    /// The `mcp_call` item.
+    pub(crate) fn call_item(
+        &self,
+        name: &str,
+        arguments: &Value,
+        output: Option<String>,
+        error: Option<String>,
+    ) -> Value {
+        let mut item = Map::new();
+        item.insert("type".into(), json!("mcp_call"));
+        item.insert("id".into(), json!(format!("call_{}", call_token())));
+        if let Some(id) = &self.connector_id {
+            item.insert("connector_id".into(), json!(id));
+        }
+        item.insert("server_label".into(), json!(self.label));
+        item.insert("name".into(), json!(name));
+        item.insert("arguments".into(), json!(arguments.to_string()));
+        if let Some(output) = output {
+            item.insert("output".into(), json!(output));
+        }
+        item.insert("error".into(), json!(error));
+        Value::Object(item)
+    }
+}
+
+/// Arguments built from a tool's input schema: each required property gets a plausible value
+/// (strings get the user's message), so the model can call the first tool of any server.
+pub(crate) fn example_arguments(schema: &Value, text: &str) -> Value {
+    let mut args = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let kind = properties
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("string");
+        let value = match kind {
+            "integer" | "number" => json!(1),
+            "boolean" => json!(false),
+            "array" => json!([]),
+            "object" => json!({}),
+            _ => json!(text),
+        };
+        args.insert(name.to_owned(), value);
+    }
+    Value::Object(args)
+}

@@ -1,0 +1,298 @@
+//! Request validation, rule by rule as the live API applies it: the body is strict JSON with
+//! no unknown fields, then each field's limits. Every refusal is a 400 in the error envelope
+//! whose message names the field (and `param` points at it).
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::error::ApiError;
+use super::models;
+use super::wire::{CreateRequest, REQUEST_FIELDS, Tool, tool_fields};
+
+/// Built-in tool names a `function` tool may not take (official notes).
+pub(crate) const RESERVED_FUNCTION_NAMES: &[&str] = &[
+    "web_search",
+    "search_web",
+    "people_search",
+    "search_people",
+    "fetch_url",
+    "finance_search",
+    "sandbox",
+];
+
+/// At most this many MCP servers (`mcp` and `connector` tools) per request.
+pub(crate) const MAX_MCP_SERVERS: usize = 16;
+/// At most this many entries in `models`.
+pub(crate) const MAX_MODELS: usize = 5;
+
+static SERVER_LABEL: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new("^[a-zA-Z0-9_-]{1,64}$").ok());
+
+/// A request that passed every rule.
+#[derive(Debug, Clone)]
+pub(crate) struct Validated {
+    /// The request.
+    pub(crate) request: CreateRequest,
+    /// Its tools, typed, in request order.
+    pub(crate) tools: Vec<Tool>,
+    /// The request body as sent (echoed fields come from here).
+    pub(crate) raw: Map<String, Value>,
+}
+
+/// Parses and validates a create body.
+pub(crate) fn create_request(body: &[u8]) -> Result<Validated, ApiError> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::invalid_request(format!(
+            "invalid request body: {e}: send one JSON object (Content-Type: application/json)"
+        ))
+    })?;
+    let Value::Object(raw) = value else {
+        return Err(ApiError::invalid_request(
+            "invalid request body: expected a JSON object with at least `input`",
+        ));
+    };
+    for key in raw.keys() {
+        if !REQUEST_FIELDS.contains(&key.as_str()) {
+            return Err(unknown_field(key, key));
+        }
+    }
+    let tool_values: Vec<Value> = match raw.get("tools") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(tools)) => tools.clone(),
+        Some(_) => {
+            return Err(ApiError::invalid_request(
+                "invalid request body: `tools` must be an array",
+            )
+            .param("tools"));
+        }
+    };
+    let mut tools = Vec::with_capacity(tool_values.len());
+    for (i, tool) in tool_values.iter().enumerate() {
+        tools.push(typed_tool(i, tool)?);
+    }
+    let request: CreateRequest = serde_json::from_value(Value::Object(raw.clone()))
+        .map_err(|e| ApiError::invalid_request(format!("invalid request body: {e}")))?;
+    check_fields(&request, &raw)?;
+    check_tools(&tools)?;
+    Ok(Validated {
+        request,
+        tools,
+        raw,
+    })
+}
+
+fn unknown_field(field: &str, param: &str) -> ApiError {
+    ApiError::invalid_request(format!(
+        "invalid request body: json: unknown field \"{field}\""
+    ))
+    .param(param)
+}
+
+fn typed_tool(i: usize, tool: &Value) -> Result<Tool, ApiError> {
+    let at = format!("tools[{i}]");
+    let Some(map) = tool.as_object() else {
+        return Err(
+            ApiError::validation(format!("{at}: a tool must be an object with a `type`")).param(at),
+        );
+    };
+    let Some(kind) = map.get("type").and_then(Value::as_str) else {
+        return Err(
+            ApiError::validation(format!("{at}: `type` is required")).param(format!("{at}.type"))
+        );
+    };
+    let Some(fields) = tool_fields(kind) else {
+        return Err(ApiError::validation(format!(
+            "{at}: unknown tool type \"{kind}\"; use web_search, image_search, fetch_url, \
+             people_search, finance_search, sandbox, function, mcp or connector"
+        ))
+        .param(format!("{at}.type")));
+    };
+    for key in map.keys() {
+        if !fields.contains(&key.as_str()) {
+            return Err(unknown_field(key, &format!("{at}.{key}")));
+        }
+    }
+    serde_json::from_value(tool.clone())
+        .map_err(|e| ApiError::validation(format!("{at}: {e}")).param(at))
+}
+
+fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(), ApiError> {
+    match &request.input {
+        Value::Null => {
+            return Err(ApiError::validation("input is required").param("input"));
+        }
+        Value::String(text) if text.is_empty() => {
+            return Err(ApiError::validation("input cannot be empty").param("input"));
+        }
+        Value::Array(items) if items.is_empty() => {
+            return Err(ApiError::validation("input cannot be empty").param("input"));
+        }
+        Value::String(_) | Value::Array(_) => {}
+        _ => {
+            return Err(
+                ApiError::validation("input must be a string or a list of input items")
+                    .param("input"),
+            );
+        }
+    }
+    if let Some(steps) = request.max_steps {
+        if steps < 1 {
+            return Err(ApiError::validation("max steps must be at least 1").param("max_steps"));
+        }
+        if steps > 100 {
+            return Err(ApiError::validation("max steps must be at most 100").param("max_steps"));
+        }
+    }
+    if let Some(list) = &request.models {
+        if list.len() > MAX_MODELS {
+            return Err(ApiError::validation(format!(
+                "models accepts at most {MAX_MODELS} entries, got {}",
+                list.len()
+            ))
+            .param("models"));
+        }
+        if list.is_empty() {
+            return Err(ApiError::validation("models cannot be an empty list").param("models"));
+        }
+    }
+    let chosen: Vec<(&str, &String)> = match (&request.models, &request.model) {
+        (Some(list), _) => list.iter().map(|m| ("models", m)).collect(),
+        (None, Some(model)) => vec![("model", model)],
+        (None, None) => Vec::new(),
+    };
+    for (param, id) in &chosen {
+        if models::find(id).is_none() {
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_model",
+                format!(
+                    "model \"{id}\" is not supported: use a provider/model id listed by GET /v1/models"
+                ),
+            )
+            .param(*param));
+        }
+    }
+    if let Some(preset) = &request.preset
+        && models::preset_model(preset).is_none()
+    {
+        return Err(ApiError::validation(format!(
+            "unknown preset \"{preset}\"; use fast, low, medium, high or xhigh"
+        ))
+        .param("preset"));
+    }
+    if chosen.is_empty() && request.preset.is_none() && request.effort.is_none() {
+        return Err(
+            ApiError::validation("one of model, models, preset or effort is required")
+                .param("model"),
+        );
+    }
+    if chosen.iter().any(|(_, id)| id.starts_with("anthropic/"))
+        && request.max_output_tokens.is_none()
+    {
+        return Err(ApiError::validation(
+            "max_output_tokens is required when using Anthropic models",
+        )
+        .param("max_output_tokens"));
+    }
+    if let Some(tokens) = request.max_output_tokens
+        && tokens < 16
+    {
+        return Err(
+            ApiError::validation("max_output_tokens must be at least 16")
+                .param("max_output_tokens"),
+        );
+    }
+    if let Some(metadata) = &request.metadata
+        && metadata.len() > 16
+    {
+        return Err(ApiError::validation("metadata accepts at most 16 keys").param("metadata"));
+    }
+    if raw.contains_key("text") {
+        return Err(ApiError::new(
+            http::StatusCode::BAD_REQUEST,
+            "invalid_parameter",
+            "text.format is not supported by the Agent API: use the top-level response_format",
+        )
+        .param("text"));
+    }
+    Ok(())
+}
+
+fn check_tools(tools: &[Tool]) -> Result<(), ApiError> {
+    let servers = tools
+        .iter()
+        .filter(|t| matches!(t, Tool::Mcp(_) | Tool::Connector(_)))
+        .count();
+    if servers > MAX_MCP_SERVERS {
+        return Err(ApiError::validation(format!(
+            "at most {MAX_MCP_SERVERS} MCP servers (mcp and connector tools) per request, got {servers}"
+        ))
+        .param("tools"));
+    }
+    let mut labels: HashMap<&str, usize> = HashMap::new();
+    for (i, tool) in tools.iter().enumerate() {
+        let at = format!("tools[{i}]");
+        match tool {
+            Tool::Function { name, .. } if RESERVED_FUNCTION_NAMES.contains(&name.as_str()) => {
+                return Err(ApiError::validation(format!(
+                    "{at}: function name \"{name}\" is reserved for a built-in tool; rename the function"
+                ))
+                .param(format!("{at}.name")));
+            }
+            Tool::WebSearch {
+                max_results: Some(n),
+            } if !(1..=50).contains(n) => {
+                return Err(ApiError::validation(format!(
+                    "{at}: max_results must be between 1 and 50"
+                ))
+                .param(format!("{at}.max_results")));
+            }
+            Tool::FetchUrl { max_urls: Some(n) } if !(1..=10).contains(n) => {
+                return Err(ApiError::validation(format!(
+                    "{at}: max_urls must be between 1 and 10"
+                ))
+                .param(format!("{at}.max_urls")));
+            }
+            Tool::Mcp(mcp) => {
+                check_label(&mut labels, i, &mcp.server_label)?;
+                if !(mcp.server_url.starts_with("http://")
+                    || mcp.server_url.starts_with("https://"))
+                {
+                    return Err(ApiError::validation(format!(
+                        "{at}: server_url must be an http(s) URL of a Streamable HTTP MCP server"
+                    ))
+                    .param(format!("{at}.server_url")));
+                }
+            }
+            Tool::Connector(connector) => {
+                check_label(&mut labels, i, &connector.server_label)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_label<'a>(
+    labels: &mut HashMap<&'a str, usize>,
+    i: usize,
+    label: &'a str,
+) -> Result<(), ApiError> {
+    let at = format!("tools[{i}]");
+    if !SERVER_LABEL.as_ref().is_some_and(|re| re.is_match(label)) {
+        return Err(ApiError::validation(format!(
+            "{at}: server_label \"{label}\" must match ^[a-zA-Z0-9_-]{{1,64}}$"
+        ))
+        .param(format!("{at}.server_label")));
+    }
+    if let Some(first) = labels.insert(label, i) {
+        return Err(ApiError::validation(format!(
+            "{at}: server_label \"{label}\" is already used by tools[{first}]; labels must be unique"
+        ))
+        .param(format!("{at}.server_label")));
+    }
+    Ok(())
+}

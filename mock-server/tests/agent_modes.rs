@@ -1,0 +1,243 @@
+//! Sync, stream and background modes of `POST /v1/agent` (≡ `/v1/responses` ≡ `/responses`),
+//! GET while running, and the usage/cost of terminal responses.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Mock;
+use common::agent::{ALICE, event_types, item_types};
+use serde_json::{Value, json};
+
+fn body(input: &str) -> Value {
+    json!({"model": "openai/gpt-5.6-terra", "input": input, "tools": [{"type": "web_search"}]})
+}
+
+#[tokio::test(start_paused = true)]
+async fn sync_create_answers_the_completed_response_with_usage_and_cost() {
+    let mock = Mock::new();
+    let reply = mock.agent_create(ALICE, body("What is new?")).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    let r = &reply.body;
+    assert_eq!(r["object"], "response");
+    assert_eq!(r["status"], "completed");
+    assert_eq!(r["model"], "openai/gpt-5.6-terra");
+    assert!(r["id"].as_str().is_some_and(|id| id.starts_with("resp_")));
+    assert_eq!(item_types(r), ["search_results", "message"]);
+    assert_eq!(r["output"][1]["content"][0]["text"], "Hello world");
+    let usage = &r["usage"];
+    assert_eq!(
+        usage["total_tokens"].as_u64(),
+        Some(
+            usage["input_tokens"].as_u64().unwrap_or(0)
+                + usage["output_tokens"].as_u64().unwrap_or(0)
+        )
+    );
+    assert_eq!(usage["cost"]["currency"], "USD");
+    assert_eq!(usage["tool_calls_details"]["search_web"]["invocation"], 1);
+    assert!(r["completed_at"].is_i64());
+    let request_id = reply.headers["x-request-id"].to_str().expect("header");
+    assert_eq!(
+        format!("resp_{request_id}"),
+        r["id"].as_str().unwrap_or_default()
+    );
+    assert!(reply.headers.contains_key("x-ratelimit-limit"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_alias_path_serves_the_same_api() {
+    let mock = Mock::new();
+    for path in ["/v1/agent", "/v1/responses", "/responses"] {
+        let reply = mock
+            .agent_send("POST", path, ALICE, Some(body("hi").to_string()))
+            .await;
+        assert_eq!(reply.status, 200, "{path}: {:#}", reply.body);
+        let id = reply.body["id"].as_str().expect("id").to_owned();
+        let again = mock.agent_get(ALICE, &format!("{path}/{id}")).await;
+        assert_eq!(again.body["id"], id.as_str(), "{path}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn streaming_is_decided_by_the_body_and_ends_with_one_terminal_event() {
+    let mock = Mock::new();
+    let mut request = body("hi");
+    request["stream"] = json!(true);
+    // Both SDKs send Accept: application/json even when streaming.
+    let reply = mock
+        .send(
+            http::Request::post("/v1/responses")
+                .header("authorization", "Bearer alice-dev-token")
+                .header("accept", "application/json")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(request.to_string()))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert!(
+        reply.headers["content-type"]
+            .to_str()
+            .is_ok_and(|v| v.starts_with("text/event-stream"))
+    );
+    let types = event_types(&reply.events);
+    assert_eq!(types.first().map(String::as_str), Some("response.created"));
+    assert_eq!(
+        types.get(1).map(String::as_str),
+        Some("response.in_progress")
+    );
+    assert_eq!(types.last().map(String::as_str), Some("response.completed"));
+    let terminals = types
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.as_str(),
+                "response.completed"
+                    | "response.failed"
+                    | "response.incomplete"
+                    | "response.cancelled"
+            )
+        })
+        .count();
+    assert_eq!(terminals, 1);
+    for (i, event) in reply.events.iter().enumerate() {
+        assert_eq!(event["sequence_number"], i, "{event}");
+    }
+    let text: String = reply
+        .events
+        .iter()
+        .filter(|e| e["type"] == "response.output_text.delta")
+        .filter_map(|e| e["delta"].as_str())
+        .collect();
+    assert_eq!(text, "Hello world");
+    let done = reply.events.last().expect("terminal");
+    assert_eq!(done["response"]["status"], "completed");
+    assert!(done["response"]["usage"]["total_tokens"].is_u64());
+}
+
+#[tokio::test(start_paused = true)]
+async fn background_is_queued_at_once_then_runs_on_the_virtual_clock() {
+    let mock = Mock::with(mock_server::MockServer::builder().manual_clock());
+    let mut request = body("#background-research solid-state batteries");
+    request["background"] = json!(true);
+    request["tools"] = json!([{"type": "web_search"}, {"type": "fetch_url"}]);
+    let reply = mock.agent_create(ALICE, request).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["status"], "queued");
+    assert_eq!(reply.body["output"], json!([]));
+    assert_eq!(reply.body["usage"], Value::Null);
+    let id = reply.body["id"].as_str().expect("id").to_owned();
+    let path = format!("/v1/responses/{id}");
+
+    mock.advance(Duration::from_secs(6));
+    settle().await;
+    let running = mock.agent_get(ALICE, &path).await;
+    assert_eq!(running.body["status"], "in_progress");
+
+    mock.advance(Duration::from_secs(60));
+    settle().await;
+    let running = mock.agent_get(ALICE, &path).await;
+    assert_eq!(running.body["status"], "in_progress");
+    // Like the live snapshot: the items found so far are already there.
+    assert_eq!(item_types(&running.body), ["search_results"]);
+    assert_eq!(running.body["usage"], Value::Null);
+
+    mock.advance(Duration::from_secs(600));
+    settle().await;
+    let done = mock.agent_get(ALICE, &path).await;
+    assert_eq!(done.body["status"], "completed");
+    assert_eq!(done.body["model"], "openai/gpt-5.6-terra");
+    assert_eq!(
+        item_types(&done.body),
+        [
+            "search_results",
+            "fetch_url_results",
+            "search_results",
+            "fetch_url_results",
+            "message"
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_preset_run_shows_the_preset_until_it_completes_with_the_served_model() {
+    let mock = Mock::with(mock_server::MockServer::builder().manual_clock());
+    let request = json!({"preset": "medium", "input": "#background-research batteries", "background": true, "store": true});
+    let reply = mock.agent_create(ALICE, request).await;
+    assert_eq!(reply.body["model"], "medium");
+    let path = format!("/v1/agent/{}", reply.body["id"].as_str().expect("id"));
+    mock.advance(Duration::from_secs(3600));
+    settle().await;
+    let done = mock.agent_get(ALICE, &path).await;
+    assert_eq!(done.body["status"], "completed");
+    assert_eq!(done.body["model"], "openai/gpt-6-sol");
+}
+
+/// Lets spawned runs catch up with a manual clock advance.
+async fn settle() {
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_agent_exchange_is_journaled_with_its_stream_events() {
+    let mock = Mock::new();
+    let mut request = body("hi");
+    request["stream"] = json!(true);
+    let reply = mock.agent_create(ALICE, request.clone()).await;
+    let missing = mock.agent_get(ALICE, "/v1/agent/resp_nope").await;
+    assert_eq!(missing.status, 404);
+    let exchanges = mock.handle.journal().exchanges();
+    let create = exchanges
+        .iter()
+        .find(|e| e.path == "/v1/responses")
+        .expect("create journaled");
+    assert_eq!(create.request_body, request);
+    assert_eq!(create.status, 200);
+    assert_eq!(create.request_headers["authorization"], "Bearer [redacted]");
+    let journaled: Vec<Value> = create.sse_events.iter().map(|e| e.data.clone()).collect();
+    assert_eq!(journaled, reply.events);
+    let get = exchanges
+        .iter()
+        .find(|e| e.path == "/v1/agent/resp_nope")
+        .expect("GET journaled");
+    assert_eq!(get.status, 404);
+    assert_eq!(get.response_body["error"]["type"], "not_found");
+}
+
+#[tokio::test(start_paused = true)]
+async fn rate_limit_headers_count_an_accounts_requests_in_the_minute() {
+    let mock = Mock::new();
+    let first = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(first.headers["x-ratelimit-limit"], "50");
+    assert_eq!(first.headers["x-ratelimit-used"], "1");
+    assert_eq!(first.headers["x-ratelimit-remaining"], "49");
+    let second = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(second.headers["x-ratelimit-used"], "2");
+    assert_eq!(second.headers["x-ratelimit-remaining"], "48");
+    let bob = mock.agent_create(common::agent::BOB, body("hi")).await;
+    assert_eq!(bob.headers["x-ratelimit-used"], "1", "per account");
+}
+
+#[tokio::test(start_paused = true)]
+async fn accept_event_stream_without_stream_true_still_answers_json() {
+    let mock = Mock::new();
+    let reply = mock
+        .send(
+            http::Request::post("/v1/agent")
+                .header("authorization", "Bearer alice-dev-token")
+                .header("accept", "text/event-stream")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body("hi").to_string()))
+                .expect("request"),
+        )
+        .await;
+    assert_eq!(reply.status, 200);
+    assert!(
+        reply.headers["content-type"]
+            .to_str()
+            .is_ok_and(|v| v.starts_with("application/json"))
+    );
+    assert_eq!(reply.body["status"], "completed");
+}
