@@ -27,6 +27,7 @@ pub fn options(target: &str, scenarios: &[&str]) -> RunOptions {
     let mut options = RunOptions::new(target);
     options.scenarios = scenarios.iter().map(|s| (*s).to_owned()).collect();
     options.timeout = Duration::from_secs(20);
+    options.suite = "all".into();
     options
 }
 
