@@ -66,8 +66,9 @@ fn list_names_every_rule_and_what_is_not_yet_available() {
             "{family} missing: {out}"
         );
     }
-    // The modern-era families are rules now, listed with the scenarios they run in.
-    for family in ["tasks", "elicitation"] {
+    // The modern-era families and the Agent API suite are rules now, listed with the scenarios
+    // they run in.
+    for family in ["tasks", "elicitation", "agent"] {
         assert!(
             !out.contains(&format!("  {family}: ")),
             "{family} still unavailable: {out}"
@@ -79,6 +80,19 @@ fn list_names_every_rule_and_what_is_not_yet_available() {
         ),
         "{out}"
     );
+    assert!(
+        out.contains("Scenarios (suite agent):\n  agent-approval "),
+        "{out}"
+    );
+    assert!(
+        out.contains("scenarios: agent-approval, agent-approval-deny, agent-approval-zdr"),
+        "{out}"
+    );
+    assert!(
+        out.contains("from: agent-api-mcp-tool.txt § Approvals: Approve or deny the call"),
+        "{out}"
+    );
+    assert!(!out.contains("Not yet available"), "{out}");
     assert!(out.contains("task-cancel                        the user stops a long task: tasks/cancel only acknowledges, cancel_task stops it [2026-07-28]"), "{out}");
 }
 

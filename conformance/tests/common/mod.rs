@@ -22,7 +22,7 @@ pub fn reference(break_rule: Option<&str>) -> String {
     }
 }
 
-/// Options for `target` over `scenarios` (all when empty).
+/// Options for `target` over `scenarios` of both suites (all when empty).
 pub fn options(target: &str, scenarios: &[&str]) -> RunOptions {
     let mut options = RunOptions::new(target);
     options.scenarios = scenarios.iter().map(|s| (*s).to_owned()).collect();
