@@ -1,13 +1,15 @@
 """Conformance adapter for the official Agent API Python SDK (`perplexityai` 0.46.1).
 
 Usage (the runner appends the MCP URL, which an Agent API client does not need):
-    conformance --target "python agent_python_sdk.py" --suite agent
+    conformance --target "python agent_python_sdk.py [--naive]" --suite agent
 The SDK reads PERPLEXITY_BASE_URL and PERPLEXITY_API_KEY from the environment the runner sets;
 this file is the application around it: it asks the user channel (CONFORMANCE_USER_URL) what
 the person says and decides, and follows the client rules of the MCP tool document (approval
 continuations, Zero Data Retention histories), background mode (poll with GET until terminal,
 cancel and confirm), stream resumption (`retrieve(id, stream=True, starting_after=N)`) and the
 Connectors document (show an in-band AUTH_REQUIRED, do not retry it).
+`--naive` answers a dropped stream by sending the request again (a retry wrapper around
+`create`, the mistake the resume rule is about), to show the suite catches it.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ def follow_background(client: Perplexity, user: User, run: Any) -> Any:
     raise RuntimeError(f"{run.id} did not finish")
 
 
+NAIVE = "--naive" in sys.argv[1:]
+
+
 def stream(client: Perplexity, kwargs: dict[str, Any]) -> Any:
     """Streams a create; a dropped connection is resumed after the last sequence_number seen."""
     response_id, last, terminal = None, None, None
@@ -91,6 +96,10 @@ def stream(client: Perplexity, kwargs: dict[str, Any]) -> Any:
             pass  # the connection dropped: resume below
         if terminal is not None or response_id is None:
             break
+        if NAIVE:
+            response_id, last = None, None
+            events = client.responses.create(**kwargs, stream=True)
+            continue
         events = client.responses.retrieve(response_id, stream=True, starting_after=last)
     if terminal is None:
         raise RuntimeError(f"the stream of {response_id} never ended")

@@ -42,7 +42,7 @@ pub struct RunOptions {
     pub target: String,
     /// `computer`, `agent` or `all`.
     pub suite: String,
-    /// Only these scenarios (empty: the whole suite).
+    /// Only these scenarios, of either suite (empty: the whole suite).
     pub scenarios: Vec<String>,
     /// Scenarios run at once.
     pub jobs: usize,
@@ -75,10 +75,17 @@ impl RunOptions {
                 return Err(Error::UnknownScenario { name: name.clone() });
             }
         }
+        // A scenario named with --scenario runs whatever --suite says: naming an agent scenario
+        // without `--suite agent` must not select nothing and pass.
         Ok(SCENARIOS
             .iter()
-            .filter(|s| self.suite == "all" || s.suite == self.suite)
-            .filter(|s| self.scenarios.is_empty() || self.scenarios.iter().any(|n| n == s.name))
+            .filter(|s| {
+                if self.scenarios.is_empty() {
+                    self.suite == "all" || s.suite == self.suite
+                } else {
+                    self.scenarios.iter().any(|n| n == s.name)
+                }
+            })
             .collect())
     }
 }

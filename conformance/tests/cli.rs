@@ -122,3 +122,20 @@ fn the_readme_shows_the_python_adapter_exactly_as_ci_runs_it() {
         "README's adapter differs from conformance/adapters/python_sdk.py"
     );
 }
+
+#[test]
+fn a_named_agent_scenario_runs_without_suite_agent() {
+    let target = common::reference(Some("agent.stream.resume"));
+    let (code, out) = conformance(&[
+        "--target",
+        &target,
+        "--scenario",
+        "agent-stream-resume",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    assert_eq!(report["summary"]["scenarios"], 1, "{out}");
+    assert!(out.contains("created the response again"), "{out}");
+}
