@@ -78,7 +78,7 @@ pub(super) fn rules() -> Vec<Rule> {
             level: Level::Must,
             doc: DocRef {
                 document: AGENT_WIRE_DOC,
-                section: "§10 Background runs, cancel, resume (docs agent-api/background-mode)",
+                section: "10. Background runs, cancel, resume (docs agent-api/background-mode)",
                 quote: "Poll a background response with GET .../v1/responses/{id}. A background response is non-terminal while its status is queued or in_progress. It is terminal when its status is completed, failed, or cancelled",
             },
             scenarios: &["agent-background"],
@@ -90,7 +90,7 @@ pub(super) fn rules() -> Vec<Rule> {
             level: Level::Must,
             doc: DocRef {
                 document: AGENT_WIRE_DOC,
-                section: "§10 Background runs, cancel, resume (docs api-reference/agent-cancel-post)",
+                section: "10. Background runs, cancel, resume (docs api-reference/agent-cancel-post)",
                 quote: "Cancellation is asynchronous: a `200` acknowledges the request (`status: cancelling`) and the run stops shortly after - poll `GET /v1/agent/{id}` for its terminal status.",
             },
             scenarios: &["agent-cancel"],
@@ -102,7 +102,7 @@ pub(super) fn rules() -> Vec<Rule> {
             level: Level::Must,
             doc: DocRef {
                 document: AGENT_WIRE_DOC,
-                section: "§10 Background runs, cancel, resume (docs agent-api/background-mode)",
+                section: "10. Background runs, cancel, resume (docs agent-api/background-mode)",
                 quote: "create it with both background=true and stream=true. Save the response id, and keep a cursor from the sequence_number on each streamed event. If the connection drops, reconnect with GET /v1/responses/{id}?stream=true&starting_after=N to resume after sequence number N.",
             },
             scenarios: &["agent-stream-resume"],
