@@ -101,13 +101,19 @@ async fn main() -> ExitCode {
 
 fn list() -> String {
     use std::fmt::Write as _;
-    let mut out = String::from("Scenarios (suite computer):\n");
-    for s in SCENARIOS {
-        let era = match s.era {
-            runner::Era::Handshake => "",
-            runner::Era::Modern => " [2026-07-28]",
-        };
-        let _ = writeln!(out, "  {:<34} {}{era}", s.name, s.description);
+    let mut out = String::new();
+    for suite in ["computer", "agent"] {
+        let _ = writeln!(out, "Scenarios (suite {suite}):");
+        for s in SCENARIOS.iter().filter(|s| s.suite == suite) {
+            let era = match (s.suite, s.era) {
+                ("computer", runner::Era::Modern) => " [2026-07-28]",
+                _ => "",
+            };
+            let _ = writeln!(out, "  {:<34} {}{era}", s.name, s.description);
+        }
+        if suite == "computer" {
+            out.push('\n');
+        }
     }
     out.push_str("\nRules:\n");
     for r in rules::registry() {
@@ -119,9 +125,11 @@ fn list() -> String {
         let _ = writeln!(out, "      from: {} § {}", r.doc.document, r.doc.section);
         let _ = writeln!(out, "      scenarios: {}", r.scenario_names().join(", "));
     }
-    out.push_str("\nNot yet available (not checked, never passed):\n");
-    for (family, reason) in UNAVAILABLE_FAMILIES {
-        let _ = writeln!(out, "  {family}: {reason}");
+    if !UNAVAILABLE_FAMILIES.is_empty() {
+        out.push_str("\nNot yet available (not checked, never passed):\n");
+        for (family, reason) in UNAVAILABLE_FAMILIES {
+            let _ = writeln!(out, "  {family}: {reason}");
+        }
     }
     out
 }

@@ -6,6 +6,7 @@
 //! and sign-ins, and reports what it shows the user.
 
 mod account;
+mod agent;
 
 use std::time::Duration;
 
@@ -60,6 +61,14 @@ impl ClientOptions {
 
 /// Runs the reference client to the end of the user's script.
 pub async fn run(options: ClientOptions) -> Result<(), ClientError> {
+    // An Agent API scenario: the client speaks `/v1/responses`, not MCP.
+    let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    if context.get("suite").and_then(serde_json::Value::as_str) == Some("agent") {
+        return agent::run(options, &context).await;
+    }
     if options.protocol_version == mock_server::MODERN_VERSION {
         return modern::run(options).await;
     }

@@ -7,6 +7,7 @@
 //! [`Outcome::Unobserved`], which counts as a failure, never as a pass.
 
 mod account;
+mod agent;
 mod auth;
 mod credits;
 mod elicitation;
@@ -79,8 +80,11 @@ pub struct Rule {
 impl Rule {
     /// Whether `scenario` exercises this rule.
     pub fn applies_to(&self, scenario: &str) -> bool {
+        let spec = crate::runner::suite::find(scenario);
         self.scenarios.iter().any(|s| {
-            *s == "*"
+            // `*` is every scenario of the computer suite: its MCP wire rules say nothing of
+            // an Agent API client.
+            (*s == "*" && spec.is_none_or(|spec| spec.suite == "computer"))
                 || *s == scenario
                 || crate::runner::suite::find(scenario).is_some_and(|spec| spec.in_group(s))
         })
@@ -104,10 +108,7 @@ pub const TASKS: &str = "@tasks";
 pub const ELICITATION: &str = "@elicitation";
 
 /// Families of rules whose mock features have not landed yet: listed, never passed.
-pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[(
-    "agent",
-    "the Agent API suite (`--suite agent`): responses, connectors, remote MCP tools, approvals — needs the Agent API mock; it runs no scenario yet",
-)];
+pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[];
 
 /// Every rule, in a stable order.
 pub fn registry() -> Vec<Rule> {
@@ -120,6 +121,7 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(tasks::rules());
     rules.extend(elicitation::rules());
     rules.extend(account::rules());
+    rules.extend(agent::rules());
     rules
 }
 
@@ -396,6 +398,13 @@ pub(crate) const COMPUTER_DOC: &str = "computer-mcp-server.txt";
 pub(crate) const MCP_SPEC: &str = "MCP specification 2025-11-25";
 /// The MCP specification of the stateless era (MRTR, elicitation), for [`DocRef::document`].
 pub(crate) const MCP_SPEC_MODERN: &str = "MCP specification 2026-07-28 (mcp-wire.md)";
+/// The Agent API `mcp` tool document (approvals, ZDR), for [`DocRef::document`].
+pub(crate) const AGENT_MCP_DOC: &str = "agent-api-mcp-tool.txt";
+/// The Agent API Connectors document, for [`DocRef::document`].
+pub(crate) const AGENT_CONNECTORS_DOC: &str = "agent-api-connectors.txt";
+/// Documented facts gathered in the Agent API wire reference, for [`DocRef::document`].
+pub(crate) const AGENT_WIRE_DOC: &str =
+    "agent-api-wire.md (a documented fact, not a product document)";
 /// The tasks extension (SEP-2663), for [`DocRef::document`].
 pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension SEP-2663 (mcp-wire.md)";
 

@@ -2,6 +2,7 @@
 //! target run through `sh -c` with the server URL as its last argument, then every rule that
 //! the scenario exercises checked over the journal and the user channel's log.
 
+mod drop;
 pub mod fixtures;
 pub mod suite;
 pub mod user;
@@ -41,7 +42,7 @@ pub struct RunOptions {
     pub target: String,
     /// `computer`, `agent` or `all`.
     pub suite: String,
-    /// Only these scenarios (empty: the whole suite).
+    /// Only these scenarios, of either suite (empty: the whole suite).
     pub scenarios: Vec<String>,
     /// Scenarios run at once.
     pub jobs: usize,
@@ -74,10 +75,17 @@ impl RunOptions {
                 return Err(Error::UnknownScenario { name: name.clone() });
             }
         }
+        // A scenario named with --scenario runs whatever --suite says: naming an agent scenario
+        // without `--suite agent` must not select nothing and pass.
         Ok(SCENARIOS
             .iter()
-            .filter(|s| self.suite == "all" || s.suite == self.suite)
-            .filter(|s| self.scenarios.is_empty() || self.scenarios.iter().any(|n| n == s.name))
+            .filter(|s| {
+                if self.scenarios.is_empty() {
+                    self.suite == "all" || s.suite == self.suite
+                } else {
+                    self.scenarios.iter().any(|n| n == s.name)
+                }
+            })
             .collect())
     }
 }
@@ -231,14 +239,31 @@ impl Stage {
         let address = listener.local_addr().map_err(Error::Bind)?;
         let base_url = format!("http://{address}");
         let overrides = fixtures::Overrides::write(spec.name, &address.port().to_string())?;
-        let mut builder = mock_server::MockServer::builder()
-            .scenario(spec.name)
-            .time_scale(time_scale);
+        let time_scale = if spec.max_time_scale > 0.0 {
+            time_scale.min(spec.max_time_scale)
+        } else {
+            time_scale
+        };
+        let mut builder = mock_server::MockServer::builder().time_scale(time_scale);
+        // Computer scenarios are the fallback of conversations that name none; an Agent API
+        // request picks its scenario from its own message, as the catalog says.
+        if spec.suite == "computer" {
+            builder = builder.scenario(spec.name);
+        }
         if let Some(o) = &overrides {
             builder = builder.fixtures(o.dir());
         }
         let (router, mock) = builder.router(&base_url)?;
-        let user = UserChannel::new(spec.script(), mock.journal().clone(), mock.clock().clone());
+        let user = UserChannel::new(
+            script_for(spec, &mock.mcp_url()),
+            mock.journal().clone(),
+            mock.clock().clone(),
+        );
+        let router = if spec.drop_stream_after > 0 {
+            drop::apply(router, spec.drop_stream_after)
+        } else {
+            router
+        };
         let app = router.merge(user.routes());
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
@@ -265,7 +290,8 @@ impl Stage {
             "era": spec.era.name(),
             "protocol_version": spec.era.protocol_version(),
             "flow": spec.flow.name(),
-            "user": spec.script(),
+            "suite": spec.suite,
+            "user": script_for(spec, &self.mcp_url()),
         });
         vec![
             ("MCP_CONFORMANCE_SCENARIO", spec.name.to_owned()),
@@ -280,7 +306,7 @@ impl Stage {
             ),
             ("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()),
             ("PERPLEXITY_BASE_URL", self.base_url.clone()),
-            ("PERPLEXITY_API_KEY", BEARER_TOKEN.to_owned()),
+            ("PERPLEXITY_API_KEY", spec.api_key().to_owned()),
         ]
     }
 
@@ -298,6 +324,15 @@ impl Drop for Stage {
         // the runner waiting.
         self.server.abort();
     }
+}
+
+/// The user's script with `{mcp_url}` (in agent turns) replaced by the mock's MCP endpoint.
+fn script_for(spec: &ScenarioSpec, mcp_url: &str) -> Value {
+    let script = spec.script();
+    if !script.to_string().contains("{mcp_url}") {
+        return script;
+    }
+    serde_json::from_str(&script.to_string().replace("{mcp_url}", mcp_url)).unwrap_or(script)
 }
 
 /// Every applicable rule's check over a transcript.

@@ -66,8 +66,9 @@ fn list_names_every_rule_and_what_is_not_yet_available() {
             "{family} missing: {out}"
         );
     }
-    // The modern-era families are rules now, listed with the scenarios they run in.
-    for family in ["tasks", "elicitation"] {
+    // The modern-era families and the Agent API suite are rules now, listed with the scenarios
+    // they run in.
+    for family in ["tasks", "elicitation", "agent"] {
         assert!(
             !out.contains(&format!("  {family}: ")),
             "{family} still unavailable: {out}"
@@ -79,6 +80,19 @@ fn list_names_every_rule_and_what_is_not_yet_available() {
         ),
         "{out}"
     );
+    assert!(
+        out.contains("Scenarios (suite agent):\n  agent-approval "),
+        "{out}"
+    );
+    assert!(
+        out.contains("scenarios: agent-approval, agent-approval-deny, agent-approval-zdr"),
+        "{out}"
+    );
+    assert!(
+        out.contains("from: agent-api-mcp-tool.txt § Approvals: Approve or deny the call"),
+        "{out}"
+    );
+    assert!(!out.contains("Not yet available"), "{out}");
     assert!(out.contains("task-cancel                        the user stops a long task: tasks/cancel only acknowledges, cancel_task stops it [2026-07-28]"), "{out}");
 }
 
@@ -107,4 +121,21 @@ fn the_readme_shows_the_python_adapter_exactly_as_ci_runs_it() {
         readme.contains(adapter.trim_end()),
         "README's adapter differs from conformance/adapters/python_sdk.py"
     );
+}
+
+#[test]
+fn a_named_agent_scenario_runs_without_suite_agent() {
+    let target = common::reference(Some("agent.stream.resume"));
+    let (code, out) = conformance(&[
+        "--target",
+        &target,
+        "--scenario",
+        "agent-stream-resume",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    assert_eq!(report["summary"]["scenarios"], 1, "{out}");
+    assert!(out.contains("created the response again"), "{out}");
 }

@@ -28,7 +28,7 @@ async fn the_reference_client_passes_every_check_of_the_suite() {
         );
     }
     eprintln!(
-        "whole computer suite against the reference client: {} scenarios, {} checks in {:.2}s",
+        "both suites (--suite all) against the reference client: {} scenarios, {} checks in {:.2}s",
         run.scenarios.len(),
         run.summary().checks,
         elapsed.as_secs_f64()

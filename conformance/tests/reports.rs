@@ -14,6 +14,7 @@ const SCENARIOS: &[&str] = &["ask-user-question", "confirm-action"];
 async fn broken_run() -> conformance::runner::RunResult {
     let target = common::reference(Some("computer.question.answer"));
     let mut options = common::options(&target, SCENARIOS);
+    options.suite = "computer".into();
     options.jobs = 1;
     common::run(&options).await
 }

@@ -27,6 +27,15 @@ pub struct ScenarioSpec {
     pub era: Era,
     /// How the client follows a request: plain tool calls, MCP Tasks, or in-call elicitation.
     pub flow: Flow,
+    /// Agent suite: the run is for the built-in Zero Data Retention account (`bob`), whose key
+    /// the runner hands out and which cannot use `previous_response_id`.
+    pub zero_data_retention: bool,
+    /// Agent suite: a ceiling on the clock's speed (0: none), so a background run lasts long
+    /// enough in real time for a client to cancel it.
+    pub max_time_scale: f64,
+    /// Agent suite: the runner cuts the first streamed answer after this many events (0: never),
+    /// as a dropped connection would.
+    pub drop_stream_after: usize,
 }
 
 /// The MCP protocol era a scenario runs in.
@@ -83,6 +92,10 @@ impl ScenarioSpec {
     /// Whether this scenario belongs to a rule's scenario group (`@handshake`, `@modern`,
     /// `@tasks`, `@elicitation`).
     pub fn in_group(&self, group: &str) -> bool {
+        // The groups are the computer suite's eras and flows; agent scenarios belong to none.
+        if self.suite != "computer" {
+            return false;
+        }
         match group {
             "@handshake" => self.era == Era::Handshake,
             "@modern" => self.era == Era::Modern,
@@ -108,9 +121,23 @@ impl ScenarioSpec {
             "signin": "complete",
             "topup": "complete",
             "interrupt": if self.cancel { json!("cancel") } else { Value::Null },
+            "zero_data_retention": self.zero_data_retention,
         })
     }
+
+    /// The API key the runner hands the target: the built-in ZDR account's (`bob`) in a ZDR
+    /// scenario, else `alice`'s.
+    pub fn api_key(&self) -> &'static str {
+        if self.zero_data_retention {
+            ZDR_API_KEY
+        } else {
+            super::BEARER_TOKEN
+        }
+    }
 }
+
+/// The key of the built-in Zero Data Retention account (`bob` in `fixtures/world.json`).
+pub const ZDR_API_KEY: &str = "bob-dev-token";
 
 const fn spec(
     name: &'static str,
@@ -128,7 +155,41 @@ const fn spec(
         turns: "",
         era: Era::Handshake,
         flow: Flow::Tools,
+        zero_data_retention: false,
+        max_time_scale: 0.0,
+        drop_stream_after: 0,
     }
+}
+
+/// An Agent API scenario: `turns` carry each message's `agent` request settings (see the
+/// README's user channel table); `{mcp_url}` in them becomes the mock's own MCP endpoint.
+const fn agent(
+    name: &'static str,
+    description: &'static str,
+    messages: &'static [&'static str],
+    turns: &'static str,
+) -> ScenarioSpec {
+    ScenarioSpec {
+        suite: "agent",
+        turns,
+        ..spec(name, description, messages)
+    }
+}
+
+/// The `mcp` tool every approval scenario offers: the mock's own Computer MCP endpoint (a real
+/// remote MCP server to the Agent API's MCP client), limited to the harmless `models_list`,
+/// with every call needing approval.
+macro_rules! approval_turn {
+    ($message:literal) => {
+        concat!(
+            r#"[{"message": ""#,
+            $message,
+            r#"", "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                "server_label": "computer", "server_url": "{mcp_url}",
+                "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                "require_approval": "always"}]}}]"#
+        )
+    };
 }
 
 /// A 2026-07-28 scenario followed with `flow`.
@@ -337,6 +398,69 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
             ],
         )
     },
+    // ---- Agent API (suite `agent`) ----
+    agent(
+        "agent-approval",
+        "an MCP call needs approval; the user approves it and the response is continued",
+        &["Get my approval first, then list my Computer models."],
+        approval_turn!("Get my approval first, then list my Computer models."),
+    ),
+    ScenarioSpec {
+        confirm: "deny",
+        ..agent(
+            "agent-approval-deny",
+            "an MCP call needs approval; the user denies it",
+            &["Get my approval first, then list my Computer models."],
+            approval_turn!("Get my approval first, then list my Computer models."),
+        )
+    },
+    ScenarioSpec {
+        zero_data_retention: true,
+        ..agent(
+            "agent-approval-zdr",
+            "a Zero Data Retention account approves an MCP call: the history goes back in input",
+            &["Get my approval first, then list my Computer models."],
+            approval_turn!("Get my approval first, then list my Computer models."),
+        )
+    },
+    agent(
+        "agent-background",
+        "a long research run in the background, polled until it ends",
+        &["Research the solid-state battery market in the background."],
+        r#"[{"message": "Research the solid-state battery market in the background.",
+             "agent": {"preset": "medium", "background": true}}]"#,
+    ),
+    ScenarioSpec {
+        cancel: true,
+        // Four virtual minutes last 2.4 s: time for any client to cancel.
+        max_time_scale: 100.0,
+        ..agent(
+            "agent-cancel",
+            "the user stops a background research run",
+            &["Research the solid-state battery market in the background."],
+            r#"[{"message": "Research the solid-state battery market in the background.",
+                 "agent": {"preset": "medium", "background": true}}]"#,
+        )
+    },
+    ScenarioSpec {
+        drop_stream_after: 3,
+        ..agent(
+            "agent-stream-resume",
+            "a streamed background run whose connection drops after three events",
+            &["What can the Agent API do?"],
+            r#"[{"message": "What can the Agent API do?",
+                 "agent": {"model": "openai/gpt-5.6-terra", "background": true, "stream": true,
+                           "tools": [{"type": "web_search"}]}}]"#,
+        )
+    },
+    agent(
+        "agent-connector-auth-lapsed",
+        "the Slack connector's authorization has lapsed: the call fails in-band with AUTH_REQUIRED",
+        &["#connector-auth-lapsed Summarize recent messages about AI in my Slack workspace."],
+        r##"[{"message": "#connector-auth-lapsed Summarize recent messages about AI in my Slack workspace.",
+             "agent": {"model": "openai/gpt-5.6-terra", "max_steps": 6,
+                       "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
+    ),
 ];
 
 /// The scenario with this name.

@@ -22,11 +22,12 @@ pub fn reference(break_rule: Option<&str>) -> String {
     }
 }
 
-/// Options for `target` over `scenarios` (all when empty).
+/// Options for `target` over `scenarios` of both suites (all when empty).
 pub fn options(target: &str, scenarios: &[&str]) -> RunOptions {
     let mut options = RunOptions::new(target);
     options.scenarios = scenarios.iter().map(|s| (*s).to_owned()).collect();
     options.timeout = Duration::from_secs(20);
+    options.suite = "all".into();
     options
 }
 

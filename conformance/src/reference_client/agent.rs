@@ -1,0 +1,454 @@
+//! The reference client's Agent API side, on reqwest: what an application built on
+//! `POST /v1/responses` does for its user. It follows every `agent.*` rule, and with
+//! `--break RULE_ID` breaks exactly that one.
+//!
+//! Per turn of the user's script it sends the turn's `agent` settings (model or preset, tools,
+//! `background`, `stream`) with the message as `input`; it polls a background run with GET
+//! (asking the user channel's `interrupt` between polls, and cancelling when told), resumes a
+//! dropped stream with `starting_after`, asks the user about every `mcp_approval_request` and
+//! continues with their decisions, and shows in-band `mcp_call` errors.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::ClientOptions;
+use crate::error::ClientError;
+
+/// Real time between polls of a background run.
+const POLL_EVERY: Duration = Duration::from_millis(20);
+/// Polls before the client gives up on a run (about 30 s).
+const MAX_POLLS: usize = 1500;
+/// Approval rounds before the client gives up on a conversation.
+const MAX_ROUNDS: usize = 8;
+
+struct Agent {
+    http: reqwest::Client,
+    base: String,
+    key: String,
+    user_url: String,
+    break_rule: Option<String>,
+    zero_data_retention: bool,
+}
+
+/// Runs the Agent API client to the end of the user's script.
+pub(super) async fn run(options: ClientOptions, context: &Value) -> Result<(), ClientError> {
+    let base = std::env::var("PERPLEXITY_BASE_URL")
+        .map_err(|_| ClientError::MissingEnv("PERPLEXITY_BASE_URL"))?;
+    let key = std::env::var("PERPLEXITY_API_KEY")
+        .map_err(|_| ClientError::MissingEnv("PERPLEXITY_API_KEY"))?;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|source| ClientError::Http {
+            url: base.clone(),
+            source,
+        })?;
+    let agent = Agent {
+        http,
+        base: base.trim_end_matches('/').to_owned(),
+        key,
+        user_url: options.user_url,
+        break_rule: options.break_rule,
+        zero_data_retention: context
+            .pointer("/user/zero_data_retention")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+    };
+    while let Some(turn) = agent.next_turn().await? {
+        agent.converse(&turn).await?;
+    }
+    agent.user_post("done", json!({})).await
+}
+
+impl Agent {
+    fn breaks(&self, rule: &str) -> bool {
+        self.break_rule.as_deref() == Some(rule)
+    }
+
+    fn err(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
+        move |source| ClientError::Http {
+            url: url.to_owned(),
+            source,
+        }
+    }
+
+    // ---- the user channel ----
+
+    async fn next_turn(&self) -> Result<Option<Value>, ClientError> {
+        let url = format!("{}/next-message", self.user_url);
+        let r = self.http.get(&url).send().await.map_err(Self::err(&url))?;
+        if r.status() == reqwest::StatusCode::NO_CONTENT {
+            return Ok(None);
+        }
+        r.json().await.map(Some).map_err(Self::err(&url))
+    }
+
+    async fn user_post(&self, what: &str, body: Value) -> Result<(), ClientError> {
+        let url = format!("{}/{what}", self.user_url);
+        self.http
+            .post(&url)
+            .json(&body)
+            .send()
+            .await
+            .map_err(Self::err(&url))?;
+        Ok(())
+    }
+
+    async fn show(&self, kind: &str, text: &str) -> Result<(), ClientError> {
+        self.user_post("show", json!({"kind": kind, "text": text}))
+            .await
+    }
+
+    async fn wants_to_stop(&self) -> Result<bool, ClientError> {
+        let url = format!("{}/interrupt", self.user_url);
+        let r = self.http.get(&url).send().await.map_err(Self::err(&url))?;
+        if r.status() == reqwest::StatusCode::NO_CONTENT {
+            return Ok(false);
+        }
+        let answer: Value = r.json().await.map_err(Self::err(&url))?;
+        Ok(answer.get("action").and_then(Value::as_str) == Some("cancel"))
+    }
+
+    async fn ask_confirm(&self, request: &Value) -> Result<bool, ClientError> {
+        let label = str_field(request, "server_label");
+        let name = str_field(request, "name");
+        let arguments: Value =
+            serde_json::from_str(str_field(request, "arguments")).unwrap_or(Value::Null);
+        let url = format!("{}/ask", self.user_url);
+        let answer: Value = self
+            .http
+            .post(&url)
+            .json(&json!({
+                "kind": "confirm",
+                "message": format!("Allow the {label} server to run {name} with {arguments}?"),
+                "server_label": label,
+                "name": name,
+                "arguments": arguments,
+            }))
+            .send()
+            .await
+            .map_err(Self::err(&url))?
+            .json()
+            .await
+            .map_err(Self::err(&url))?;
+        Ok(answer.get("action").and_then(Value::as_str) == Some("accept"))
+    }
+
+    // ---- the API ----
+
+    fn responses(&self, rest: &str) -> String {
+        format!("{}/v1/responses{rest}", self.base)
+    }
+
+    /// POSTs a create; `Err(text)` is an API error to show the user.
+    async fn create(&self, body: &Value) -> Result<Result<Value, String>, ClientError> {
+        let url = self.responses("");
+        let r = self
+            .http
+            .post(&url)
+            .bearer_auth(&self.key)
+            .json(body)
+            .send()
+            .await
+            .map_err(Self::err(&url))?;
+        Self::answer(&url, r).await
+    }
+
+    async fn get(&self, id: &str) -> Result<Result<Value, String>, ClientError> {
+        let url = self.responses(&format!("/{id}"));
+        let r = self
+            .http
+            .get(&url)
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .map_err(Self::err(&url))?;
+        Self::answer(&url, r).await
+    }
+
+    async fn answer(url: &str, r: reqwest::Response) -> Result<Result<Value, String>, ClientError> {
+        let status = r.status();
+        let body: Value = r.json().await.map_err(Self::err(url))?;
+        if status.is_success() {
+            Ok(Ok(body))
+        } else {
+            Ok(Err(format!("HTTP {status}: {body}")))
+        }
+    }
+
+    // ---- a turn ----
+
+    async fn converse(&self, turn: &Value) -> Result<(), ClientError> {
+        let message = str_field(turn, "message").to_owned();
+        let settings = turn.get("agent").cloned().unwrap_or_else(|| json!({}));
+        let mut body = settings.clone();
+        body["input"] = json!(message);
+        if body.get("background").and_then(Value::as_bool) == Some(true) {
+            // A background run must be stored to be polled.
+            body["store"] = json!(true);
+        }
+        let streamed = body.get("stream").and_then(Value::as_bool) == Some(true);
+        let background = body.get("background").and_then(Value::as_bool) == Some(true);
+        let mut response = if streamed {
+            self.stream(&body).await?
+        } else {
+            match self.create(&body).await? {
+                Ok(r) if background => self.follow_background(r).await?,
+                other => other,
+            }
+        };
+        for _ in 0..MAX_ROUNDS {
+            let current = match response {
+                Ok(r) => r,
+                Err(text) => return self.show("error", &text).await,
+            };
+            self.show_mcp_errors(&current).await?;
+            let requests: Vec<Value> = items(&current, "mcp_approval_request")
+                .into_iter()
+                .cloned()
+                .collect();
+            if requests.is_empty() {
+                return self.finish(&current).await;
+            }
+            let continuation = self
+                .continuation(&message, &settings, &current, &requests)
+                .await?;
+            response = self.create(&continuation).await?;
+        }
+        self.show("error", "too many approval rounds").await
+    }
+
+    /// The request continuing `current` with the user's decision on each of `requests`.
+    async fn continuation(
+        &self,
+        message: &str,
+        settings: &Value,
+        current: &Value,
+        requests: &[Value],
+    ) -> Result<Value, ClientError> {
+        let mut decisions = Vec::new();
+        for request in requests {
+            let approved = self.ask_confirm(request).await?;
+            let approve = approved || self.breaks("agent.approval.user-decision");
+            let mut decision = json!({
+                "type": "mcp_approval_response",
+                "approval_request_id": str_field(request, "id"),
+                "approve": approve,
+            });
+            if !approve {
+                decision["reason"] = json!("The user declined this call.");
+            }
+            if self.breaks("agent.approval.respond-each") {
+                decisions.push(decision.clone());
+            }
+            decisions.push(decision);
+        }
+        let mut body = settings.clone();
+        if self.breaks("agent.approval.resend-tools")
+            && let Some(map) = body.as_object_mut()
+        {
+            map.remove("tools");
+        }
+        if self.zero_data_retention && !self.breaks("agent.zdr.history") {
+            // No previous_response_id: the history itself, request items sent back as issued.
+            let mut input = vec![json!({"type": "message", "role": "user", "content": message})];
+            input.extend(requests.iter().map(|r| {
+                json!({"type": "mcp_approval_request", "id": r["id"], "name": r["name"],
+                       "server_label": r["server_label"], "arguments": r["arguments"]})
+            }));
+            input.extend(decisions);
+            body["input"] = Value::Array(input);
+        } else {
+            body["previous_response_id"] = current["id"].clone();
+            body["input"] = Value::Array(decisions);
+        }
+        Ok(body)
+    }
+
+    async fn show_mcp_errors(&self, response: &Value) -> Result<(), ClientError> {
+        if self.breaks("agent.connector.auth-required-shown") {
+            return Ok(());
+        }
+        for call in items(response, "mcp_call") {
+            let error = str_field(call, "error");
+            let label = str_field(call, "server_label");
+            let text = match error {
+                "" => continue,
+                "AUTH_REQUIRED" => format!(
+                    "The {label} connector needs reconnecting (AUTH_REQUIRED): ask a Project administrator to reconnect it in the API Console."
+                ),
+                other => format!(
+                    "The {label} tool {} failed: {other}",
+                    str_field(call, "name")
+                ),
+            };
+            self.show("error", &text).await?;
+        }
+        Ok(())
+    }
+
+    async fn finish(&self, response: &Value) -> Result<(), ClientError> {
+        let status = str_field(response, "status");
+        if status != "completed" {
+            return self
+                .show("status", &format!("the run ended `{status}`"))
+                .await;
+        }
+        let text: String = items(response, "message")
+            .iter()
+            .filter_map(|m| m.get("content").and_then(Value::as_array))
+            .flatten()
+            .filter(|c| str_field(c, "type") == "output_text")
+            .map(|c| str_field(c, "text"))
+            .collect();
+        self.show("final", &text).await
+    }
+
+    // ---- background ----
+
+    /// Polls a background run with GET until it is terminal; cancels when the user asks.
+    async fn follow_background(
+        &self,
+        created: Value,
+    ) -> Result<Result<Value, String>, ClientError> {
+        let id = str_field(&created, "id").to_owned();
+        let mut cancelled = false;
+        for _ in 0..MAX_POLLS {
+            if !cancelled && self.wants_to_stop().await? {
+                cancelled = true;
+                let url = self.responses(&format!("/{id}/cancel"));
+                let ack = self
+                    .http
+                    .post(&url)
+                    .bearer_auth(&self.key)
+                    .send()
+                    .await
+                    .map_err(Self::err(&url))?;
+                let ack = Self::answer(&url, ack).await?;
+                if self.breaks("agent.cancel.confirm") {
+                    // Takes the acknowledgement (`cancelling`) for the outcome.
+                    return Ok(ack);
+                }
+            }
+            if self.breaks("agent.background.poll") && !cancelled {
+                return Ok(Ok(created));
+            }
+            let current = match self.get(&id).await? {
+                Ok(r) => r,
+                Err(text) => return Ok(Err(text)),
+            };
+            if crate::rules::terminal(str_field(&current, "status"))
+                || str_field(&current, "status") == "incomplete"
+            {
+                return Ok(Ok(current));
+            }
+            tokio::time::sleep(POLL_EVERY).await;
+        }
+        Ok(Err(format!("{id} did not finish")))
+    }
+
+    // ---- streaming ----
+
+    /// Streams a create; a dropped connection is resumed from the last `sequence_number`.
+    async fn stream(&self, body: &Value) -> Result<Result<Value, String>, ClientError> {
+        let url = self.responses("");
+        let mut request = self.http.post(&url).bearer_auth(&self.key).json(body);
+        let mut cursor = Cursor::default();
+        for _ in 0..4 {
+            let r = request.send().await.map_err(Self::err(&url))?;
+            if !r.status().is_success() {
+                return Self::answer(&url, r).await;
+            }
+            cursor.read(r).await;
+            if cursor.terminal.is_some() {
+                break;
+            }
+            let Some(id) = cursor.id.clone() else {
+                return Ok(Err("the stream ended before naming its response".into()));
+            };
+            request = if self.breaks("agent.stream.resume") {
+                self.http.post(&url).bearer_auth(&self.key).json(body)
+            } else {
+                let resume = self.responses(&format!(
+                    "/{id}?stream=true&starting_after={}",
+                    cursor.last.unwrap_or_default()
+                ));
+                self.http.get(resume).bearer_auth(&self.key)
+            };
+        }
+        let Some(id) = cursor.id.clone() else {
+            return Ok(Err("the stream never named its response".into()));
+        };
+        match cursor.terminal {
+            Some(event) => match event.get("response") {
+                Some(r) if r.is_object() => Ok(Ok(r.clone())),
+                _ => self.get(&id).await,
+            },
+            None => Ok(Err(format!("the stream of {id} never ended"))),
+        }
+    }
+}
+
+/// What a client keeps of a stream: the response id, the last `sequence_number`, the terminal
+/// event.
+#[derive(Default)]
+struct Cursor {
+    id: Option<String>,
+    last: Option<u64>,
+    terminal: Option<Value>,
+}
+
+impl Cursor {
+    /// Reads frames until the stream ends or breaks.
+    async fn read(&mut self, mut r: reqwest::Response) {
+        let mut pending = String::new();
+        while let Ok(Some(chunk)) = r.chunk().await {
+            pending.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = pending.find("\n\n") {
+                let frame: String = pending.drain(..end + 2).collect();
+                for data in frame.lines().filter_map(|l| l.strip_prefix("data:")) {
+                    let Ok(event) = serde_json::from_str::<Value>(data.trim()) else {
+                        continue;
+                    };
+                    self.take(event);
+                }
+            }
+        }
+    }
+
+    fn take(&mut self, event: Value) {
+        if let Some(n) = event.get("sequence_number").and_then(Value::as_u64) {
+            self.last = Some(n);
+        }
+        if self.id.is_none()
+            && let Some(id) = event.pointer("/response/id").and_then(Value::as_str)
+        {
+            self.id = Some(id.to_owned());
+        }
+        if matches!(
+            event.get("type").and_then(Value::as_str),
+            Some(
+                "response.completed"
+                    | "response.failed"
+                    | "response.incomplete"
+                    | "response.cancelled"
+            )
+        ) {
+            self.terminal = Some(event);
+        }
+    }
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The output items of `response` of one type.
+fn items<'a>(response: &'a Value, kind: &str) -> Vec<&'a Value> {
+    response
+        .get("output")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter(|i| str_field(i, "type") == kind).collect())
+        .unwrap_or_default()
+}
