@@ -468,3 +468,93 @@ async fn an_approval_response_with_nothing_pending_is_refused() {
     )
     .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn api_paths_the_mock_does_not_serve_are_404s_in_the_envelope() {
+    let mock = Mock::new();
+    for (method, path) in [
+        ("GET", "/v1/agent/resp_x/unknown"),
+        ("POST", "/v1/responses/resp_x/stop"),
+        ("GET", "/responses/resp_x/files/file_1"),
+        ("POST", "/v1/embeddings"),
+        ("GET", "/v1/files"),
+        ("POST", "/v1/sonar"),
+        ("POST", "/search"),
+        ("POST", "/chat/completions"),
+    ] {
+        let reply = mock
+            .agent_send(method, path, ALICE, Some("{}".into()))
+            .await;
+        assert_eq!(reply.status, 404, "{method} {path}");
+        let error = &reply.body["error"];
+        assert_eq!(error["type"], "not_found", "{method} {path}: {error}");
+        assert_eq!(error["code"], 404, "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(path) && message.contains("POST /v1/agent"),
+            "{message}"
+        );
+        assert!(reply.headers.contains_key("x-request-id"), "{path}");
+    }
+    // Paths outside the API keep the plain 404 the rest of the mock answers.
+    let reply = mock.agent_get(ALICE, "/nothing/here").await;
+    assert_eq!(reply.status, 404);
+    assert!(reply.body.get("error").is_none(), "{}", reply.body);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_wrong_method_on_an_agent_path_is_a_405_in_the_envelope() {
+    let mock = Mock::new();
+    for (method, path, allowed) in [
+        ("GET", "/v1/agent", "POST"),
+        ("DELETE", "/v1/responses/resp_x", "GET"),
+        ("GET", "/v1/agent/resp_x/cancel", "POST"),
+        ("POST", "/v1/models", "GET"),
+    ] {
+        let reply = mock.agent_send(method, path, ALICE, None).await;
+        assert_eq!(reply.status, 405, "{method} {path}");
+        let error = &reply.body["error"];
+        assert_eq!(error["type"], "invalid_request", "{error}");
+        assert_eq!(error["code"], 405, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("use {allowed}"))),
+            "{error}"
+        );
+        assert_eq!(reply.headers["allow"], allowed, "{method} {path}");
+        assert!(reply.headers.contains_key("x-request-id"), "{path}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_response_format_without_an_object_schema_is_refused() {
+    let mock = Mock::new();
+    refused(
+        &mock,
+        with("response_format", json!({"type": "json_object"})),
+        "invalid_parameter",
+        Some("response_format.type"),
+        "must be \"json_schema\"",
+    )
+    .await;
+    refused(
+        &mock,
+        with(
+            "response_format",
+            json!({"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "string"}}}),
+        ),
+        "invalid_parameter",
+        Some("response_format.json_schema.schema"),
+        "root is",
+    )
+    .await;
+    refused(
+        &mock,
+        with("response_format", json!({"type": "json_schema"})),
+        "invalid_parameter",
+        Some("response_format.json_schema"),
+        "json_schema is required",
+    )
+    .await;
+}

@@ -241,3 +241,40 @@ async fn accept_event_stream_without_stream_true_still_answers_json() {
     );
     assert_eq!(reply.body["status"], "completed");
 }
+
+#[tokio::test(start_paused = true)]
+async fn response_format_is_echoed_as_text_format_and_the_answer_fits_the_schema() {
+    let mock = Mock::new();
+    let schema = json!({"type": "object", "properties": {
+        "answer": {"type": "string"}, "confidence": {"type": "number"}}, "required": ["answer"]});
+    let mut request = body("#agent-default What is new?");
+    request["response_format"] =
+        json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}});
+    let reply = mock.agent_create(ALICE, request.clone()).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(
+        reply.body["text"],
+        json!({"format": {"type": "json_schema", "name": "answer", "schema": schema}})
+    );
+    let text = reply.body["output"][1]["content"][0]["text"]
+        .as_str()
+        .expect("message text");
+    let parsed: Value = serde_json::from_str(text).expect("the answer is JSON");
+    assert_eq!(parsed, json!({"answer": "Hello world", "confidence": 0}));
+
+    // The stream's deltas spell the same document, and its snapshots carry the same format.
+    request["stream"] = json!(true);
+    let stream = mock.agent_create(ALICE, request).await;
+    let deltas: String = stream
+        .events
+        .iter()
+        .filter(|e| e["type"] == "response.output_text.delta")
+        .filter_map(|e| e["delta"].as_str())
+        .collect();
+    assert_eq!(deltas, text);
+    assert_eq!(stream.events[0]["response"]["text"], reply.body["text"]);
+
+    // Without a response_format the format stays plain text.
+    let plain = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(plain.body["text"], json!({"format": {"type": "text"}}));
+}

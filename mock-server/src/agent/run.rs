@@ -138,7 +138,12 @@ fn initial_response(id: &str, v: &Validated, created_at: i64, status: &str) -> V
         "status": status,
         "store": r.store.unwrap_or(true),
         "temperature": r.temperature.map_or(json!(1), |t| json!(t)),
-        "text": {"format": {"type": "text"}},
+        "text": r
+            .response_format
+            .as_ref()
+            .filter(|f| !f.is_null())
+            .and_then(|f| super::structured::text_format(f).ok())
+            .unwrap_or_else(|| json!({"format": {"type": "text"}})),
         "tool_choice": r.tool_choice.clone().unwrap_or_else(|| json!("auto")),
         "tools": tools,
         "top_logprobs": 0,
@@ -570,6 +575,15 @@ impl Engine {
                 let text = text
                     .replace("{input}", &user_text(&self.setup.validated.request.input))
                     .replace("{tool_output}", &self.last_output);
+                // With a response_format the model answers with a document fitting the schema.
+                let schema = self
+                    .setup
+                    .validated
+                    .request
+                    .response_format
+                    .as_ref()
+                    .and_then(|f| f.pointer("/json_schema/schema"));
+                let text = schema.map_or(text.clone(), |s| super::structured::answer(s, &text));
                 self.message(&text);
             }
         }
@@ -713,13 +727,13 @@ impl Engine {
 
     fn end_failed(&mut self, error: Value) {
         let usage = self.usage();
-        let now = self.clock.now().timestamp();
         {
             let mut state = self.run.state();
             let response = &mut state.response;
             response["status"] = json!("failed");
             response["error"] = error.clone();
-            response["completed_at"] = json!(now);
+            // `completed_at` marks completion only: the recorded incomplete and cancelled
+            // responses keep it null, and so does a failed one.
             response["usage"] = usage;
         }
         self.run.emit(

@@ -210,6 +210,9 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
     {
         return Err(ApiError::validation("metadata accepts at most 16 keys").param("metadata"));
     }
+    if let Some(format) = request.response_format.as_ref().filter(|f| !f.is_null()) {
+        super::structured::text_format(format)?;
+    }
     if raw.contains_key("text") {
         return Err(ApiError::new(
             http::StatusCode::BAD_REQUEST,
