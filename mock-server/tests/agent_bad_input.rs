@@ -381,8 +381,11 @@ async fn models_are_listed_without_a_key() {
     assert_eq!(
         terra,
         json!({"id": "openai/gpt-5.6-terra", "object": "model", "created": 0, "owned_by": "openai",
-               "pricing": {"input": 2.0, "output": 12.0, "cache_write": 2.5, "cache_read": 0.2, "unit": "usd_per_1m_tokens"}})
+               "pricing": {"input": 2, "output": 12, "cache_write": 2.5, "cache_read": 0.2, "unit": "usd_per_1m_tokens"}})
     );
+    // Byte for byte as recorded: whole prices have no fraction.
+    let raw = serde_json::to_string(&terra).unwrap_or_default();
+    assert!(raw.contains(r#""input":2,"output":12,"#), "{raw}");
 }
 
 #[tokio::test(start_paused = true)]

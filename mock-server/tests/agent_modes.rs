@@ -34,6 +34,8 @@ async fn sync_create_answers_the_completed_response_with_usage_and_cost() {
         )
     );
     assert_eq!(usage["cost"]["currency"], "USD");
+    // Whole amounts are integers on the wire, like the recorded `"input_cost":0`.
+    assert_eq!(usage["cost"]["cache_read_cost"].to_string(), "0");
     assert_eq!(usage["tool_calls_details"]["search_web"]["invocation"], 1);
     assert!(r["completed_at"].is_i64());
     let request_id = reply.headers["x-request-id"].to_str().expect("header");

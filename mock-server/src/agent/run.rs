@@ -806,21 +806,23 @@ impl Engine {
             tool_cost += cost;
             details.insert(
                 (*key).into(),
-                json!({"cost_usd": cost, "invocation": count}),
+                json!({"cost_usd": models::number(cost), "invocation": count}),
             );
-            cost_details.insert((*key).into(), json!(cost));
+            cost_details.insert((*key).into(), models::number(cost));
         }
         let tool_cost = round(tool_cost);
         json!({
             "cost": {
-                "cache_creation_cost": cache_creation_cost,
-                "cache_read_cost": 0.0,
+                "cache_creation_cost": models::number(cache_creation_cost),
+                "cache_read_cost": 0,
                 "currency": "USD",
-                "input_cost": input_cost,
-                "output_cost": output_cost,
-                "tool_calls_cost": tool_cost,
+                "input_cost": models::number(input_cost),
+                "output_cost": models::number(output_cost),
+                "tool_calls_cost": models::number(tool_cost),
                 "tool_calls_cost_details": cost_details,
-                "total_cost": round(input_cost + cache_creation_cost + output_cost + tool_cost),
+                "total_cost": models::number(round(
+                    input_cost + cache_creation_cost + output_cost + tool_cost
+                )),
             },
             "input_tokens": input_tokens,
             "input_tokens_details": {
