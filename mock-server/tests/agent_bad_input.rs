@@ -561,3 +561,84 @@ async fn a_response_format_without_an_object_schema_is_refused() {
     )
     .await;
 }
+
+fn with_search(tool: Value) -> Value {
+    let mut body = ok_body();
+    body["tools"] = json!([tool]);
+    body
+}
+
+#[tokio::test(start_paused = true)]
+async fn web_search_filters_are_checked_as_the_live_api_does() {
+    let mock = Mock::new();
+    // The recorded live wording.
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "filters": {"search_recency_filter": "decade"}})),
+        "invalid_request",
+        Some("tools[0].filters.search_recency_filter"),
+        "validation failed: tools[0]: search recency filter must be one of: hour day week month year",
+    )
+    .await;
+    refused(
+        &mock,
+        with_search(
+            json!({"type": "web_search", "filters": {"search_after_date_filter": "2025-03-01"}}),
+        ),
+        "invalid_date_format",
+        Some("tools[0].filters.search_after_date_filter"),
+        "MM/DD/YYYY",
+    )
+    .await;
+    let domains: Vec<String> = (0..21).map(|i| format!("site{i}.example")).collect();
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "filters": {"search_domain_filter": domains}})),
+        "invalid_search_domain_filter",
+        Some("tools[0].filters.search_domain_filter"),
+        "at most 20 domains",
+    )
+    .await;
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "filters": {"recency": "week"}})),
+        "invalid_request",
+        Some("tools[0].filters.recency"),
+        "unknown field \"recency\"",
+    )
+    .await;
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "search_context_size": "huge"})),
+        "invalid_request",
+        Some("tools[0].search_context_size"),
+        "low medium high",
+    )
+    .await;
+    // Well-formed filters go through.
+    let ok = with_search(json!({"type": "web_search", "search_context_size": "high",
+        "filters": {"search_recency_filter": "week", "search_domain_filter": ["-reddit.com", "nature.com"],
+                    "search_before_date_filter": "3/1/2026", "last_updated_after_filter": "01/15/2025"}}));
+    assert_eq!(mock.agent_create(ALICE, ok).await.status, 200);
+}
+
+#[tokio::test(start_paused = true)]
+async fn truncation_and_max_tool_calls_are_checked() {
+    let mock = Mock::new();
+    refused(
+        &mock,
+        with("truncation", json!("sometimes")),
+        "invalid_request",
+        Some("truncation"),
+        "truncation must be auto or disabled",
+    )
+    .await;
+    refused(
+        &mock,
+        with("max_tool_calls", json!(-1)),
+        "invalid_request",
+        Some("max_tool_calls"),
+        "max_tool_calls must be at least 0",
+    )
+    .await;
+}

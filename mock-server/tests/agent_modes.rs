@@ -280,3 +280,19 @@ async fn response_format_is_echoed_as_text_format_and_the_answer_fits_the_schema
     let plain = mock.agent_create(ALICE, body("hi")).await;
     assert_eq!(plain.body["text"], json!({"format": {"type": "text"}}));
 }
+
+#[tokio::test(start_paused = true)]
+async fn max_tool_calls_caps_the_tool_calls_and_truncation_is_echoed() {
+    let mock = Mock::new();
+    let request = json!({"model": "openai/gpt-5.6-terra", "input": "#background-research batteries",
+        "tools": [{"type": "web_search"}, {"type": "fetch_url"}], "max_tool_calls": 1,
+        "truncation": "auto"});
+    let reply = mock.agent_create(ALICE, request).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(item_types(&reply.body), ["search_results", "message"]);
+    assert_eq!(reply.body["max_tool_calls"], 1);
+    assert_eq!(reply.body["truncation"], "auto");
+
+    let plain = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(plain.body["truncation"], "");
+}

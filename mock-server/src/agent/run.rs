@@ -148,7 +148,8 @@ fn initial_response(id: &str, v: &Validated, created_at: i64, status: &str) -> V
         "tools": tools,
         "top_logprobs": 0,
         "top_p": r.top_p.map_or(json!(1), |t| json!(t)),
-        "truncation": "",
+        // As sent (`auto` or `disabled`); the recorded echo of a request without it is "".
+        "truncation": v.raw.get("truncation").and_then(Value::as_str).unwrap_or(""),
         "usage": null,
         "user": null,
     });
@@ -321,8 +322,11 @@ impl Engine {
                 AgentStep::Message { .. } | AgentStep::Reasoning { .. }
             );
             if is_tool {
-                // Out of steps (or tools switched off): the model answers with what it has.
-                if self.steps_taken >= max_steps || max_tool_calls == Some(0) {
+                // Out of steps or tool calls (`max_tool_calls: 0` turns tools off): the model
+                // answers with what it has.
+                if self.steps_taken >= max_steps
+                    || max_tool_calls.is_some_and(|cap| self.steps_taken >= cap)
+                {
                     continue;
                 }
                 self.steps_taken += 1;

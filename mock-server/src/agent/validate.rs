@@ -72,6 +72,9 @@ pub(crate) fn create_request(body: &[u8]) -> Result<Validated, ApiError> {
     let mut tools = Vec::with_capacity(tool_values.len());
     for (i, tool) in tool_values.iter().enumerate() {
         tools.push(typed_tool(i, tool)?);
+        if matches!(tools.last(), Some(Tool::WebSearch { .. })) {
+            check_web_search(i, tool)?;
+        }
     }
     let request: CreateRequest = serde_json::from_value(Value::Object(raw.clone()))
         .map_err(|e| ApiError::invalid_request(format!("invalid request body: {e}")))?;
@@ -205,6 +208,24 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
                 .param("max_output_tokens"),
         );
     }
+    if let Some(calls) = request.max_tool_calls
+        && calls < 0
+    {
+        return Err(ApiError::validation(
+            "max_tool_calls must be at least 0 (0 turns every tool off)",
+        )
+        .param("max_tool_calls"));
+    }
+    if let Some(truncation) = raw.get("truncation").filter(|v| !v.is_null())
+        && !truncation
+            .as_str()
+            .is_some_and(|t| t == "auto" || t == "disabled")
+    {
+        return Err(ApiError::validation(format!(
+            "truncation must be auto or disabled, not {truncation}"
+        ))
+        .param("truncation"));
+    }
     if let Some(metadata) = &request.metadata
         && metadata.len() > 16
     {
@@ -220,6 +241,115 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
             "text.format is not supported by the Agent API: use the top-level response_format",
         )
         .param("text"));
+    }
+    Ok(())
+}
+
+/// The filters a `web_search` tool accepts.
+const SEARCH_FILTERS: &[&str] = &[
+    "search_domain_filter",
+    "search_recency_filter",
+    "search_after_date_filter",
+    "search_before_date_filter",
+    "last_updated_after_filter",
+    "last_updated_before_filter",
+];
+
+/// At most this many entries in `filters.search_domain_filter` (official notes).
+const MAX_SEARCH_DOMAINS: usize = 20;
+
+static SEARCH_DATE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$").ok());
+
+/// A `web_search` tool's options: its filters (recency wording as recorded live, dates
+/// `MM/DD/YYYY`, at most 20 domains, no unknown filter), `search_context_size` and
+/// `search_type`.
+fn check_web_search(i: usize, tool: &Value) -> Result<(), ApiError> {
+    let at = format!("tools[{i}]");
+    for (field, allowed) in [
+        ("search_context_size", &["low", "medium", "high"][..]),
+        ("search_type", &["web", "fast"][..]),
+    ] {
+        if let Some(value) = tool.get(field)
+            && !value.as_str().is_some_and(|v| allowed.contains(&v))
+        {
+            return Err(ApiError::validation(format!(
+                "{at}: {field} must be one of: {}",
+                allowed.join(" ")
+            ))
+            .param(format!("{at}.{field}")));
+        }
+    }
+    let Some(filters) = tool.get("filters").filter(|f| !f.is_null()) else {
+        return Ok(());
+    };
+    let Some(filters) = filters.as_object() else {
+        return Err(ApiError::validation(format!(
+            "{at}: filters must be an object of search filters"
+        ))
+        .param(format!("{at}.filters")));
+    };
+    for key in filters.keys() {
+        if !SEARCH_FILTERS.contains(&key.as_str()) {
+            return Err(unknown_field(key, &format!("{at}.filters.{key}")));
+        }
+    }
+    if let Some(recency) = filters
+        .get("search_recency_filter")
+        .filter(|v| !v.is_null())
+        && !recency
+            .as_str()
+            .is_some_and(|r| ["hour", "day", "week", "month", "year"].contains(&r))
+    {
+        // The live API's wording, recorded.
+        return Err(ApiError::validation(format!(
+            "{at}: search recency filter must be one of: hour day week month year"
+        ))
+        .param(format!("{at}.filters.search_recency_filter")));
+    }
+    if let Some(domains) = filters.get("search_domain_filter").filter(|v| !v.is_null()) {
+        let param = format!("{at}.filters.search_domain_filter");
+        let list = domains
+            .as_array()
+            .filter(|l| l.iter().all(Value::is_string));
+        let Some(list) = list else {
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_search_domain_filter",
+                format!("{param} must be a list of domains (prefix one with - to exclude it)"),
+            )
+            .param(param));
+        };
+        if list.len() > MAX_SEARCH_DOMAINS {
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_search_domain_filter",
+                format!(
+                    "{param} accepts at most {MAX_SEARCH_DOMAINS} domains, got {}",
+                    list.len()
+                ),
+            )
+            .param(param));
+        }
+    }
+    for field in &SEARCH_FILTERS[2..] {
+        let Some(value) = filters.get(*field).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let well_formed = value
+            .as_str()
+            .is_some_and(|d| SEARCH_DATE.as_ref().is_some_and(|re| re.is_match(d)));
+        if !well_formed {
+            let param = format!("{at}.filters.{field}");
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_date_format",
+                format!(
+                    "{param} must be a date in MM/DD/YYYY format (e.g. 03/01/2025), not {value}"
+                ),
+            )
+            .param(param));
+        }
     }
     Ok(())
 }
