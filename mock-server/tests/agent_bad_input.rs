@@ -642,3 +642,64 @@ async fn truncation_and_max_tool_calls_are_checked() {
     )
     .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn input_items_are_checked_naming_the_item() {
+    let mock = Mock::new();
+    for (input, param, needle) in [
+        (
+            json!([{"type": "bogus"}]),
+            "input[0].type",
+            "unknown input item type \"bogus\"",
+        ),
+        (json!(["hi"]), "input[0]", "must be an input item object"),
+        (
+            json!([{"content": "hi"}]),
+            "input[0].type",
+            "`type` (or a message's `role`) is required",
+        ),
+        (
+            json!([{"role": "robot", "content": "hi"}]),
+            "input[0].role",
+            "role must be one of",
+        ),
+        (
+            json!([{"role": "user"}]),
+            "input[0].content",
+            "a message needs `content`",
+        ),
+        (
+            json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
+            "input[0].content[0].type",
+            "content part's type",
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"type": "function_call_output", "output": "20C"}]),
+            "input[1].call_id",
+            "needs `call_id`",
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"type": "mcp_call", "id": "call_1", "name": "x", "arguments": "{}"}]),
+            "input[1].server_label",
+            "needs `server_label`",
+        ),
+    ] {
+        refused(
+            &mock,
+            with("input", input),
+            "invalid_request",
+            Some(param),
+            needle,
+        )
+        .await;
+    }
+    // What clients send: bare and typed messages, content parts, an assistant turn as written.
+    let ok = with(
+        "input",
+        json!([{"role": "system", "content": "Be brief."},
+               {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+               {"role": "assistant", "content": [{"type": "output_text", "text": "Hello"}]},
+               {"role": "user", "content": "again"}]),
+    );
+    assert_eq!(mock.agent_create(ALICE, ok).await.status, 200);
+}

@@ -139,7 +139,11 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
         .as_array()
         .expect("agent_scenarios");
     assert_eq!(scenarios.len() + agent.len(), files);
-    assert!(scenarios.len() >= 35, "{} Computer scenarios", scenarios.len());
+    assert!(
+        scenarios.len() >= 35,
+        "{} Computer scenarios",
+        scenarios.len()
+    );
     for scenario in scenarios {
         assert!(scenario["name"].is_string(), "{scenario}");
         assert!(
