@@ -45,7 +45,7 @@ pub fn is_agent_path(path: &str) -> bool {
 }
 
 /// The fallback for paths no route serves: API paths get a 404 in the Agent API envelope.
-pub(crate) use routes::unserved;
+pub(crate) use routes::{unserved, with_fresh_request_id};
 
 /// The Agent API routes.
 pub(crate) fn routes() -> Router<AppState> {

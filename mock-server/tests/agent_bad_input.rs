@@ -342,6 +342,7 @@ async fn a_body_over_32_mib_is_a_413_in_the_envelope() {
     assert_eq!(reply.status, 413);
     assert_eq!(reply.body["error"]["type"], "payload_too_large");
     assert_eq!(reply.body["error"]["code"], 413);
+    assert!(reply.headers.contains_key("x-request-id"));
     assert_eq!(mock.handle.agent_responses(), 0);
     // Just under the limit is accepted (no Computer-side 4 MiB cap on this path).
     let fits = format!(

@@ -566,7 +566,9 @@ fn allowed_methods(path: &str) -> &'static str {
     }
 }
 
-fn with_fresh_request_id(mut response: Response) -> Response {
+/// Gives an Agent API answer made outside its router (the fallback, the journal's 413) the
+/// `x-request-id` every answer carries.
+pub(crate) fn with_fresh_request_id(mut response: Response) -> Response {
     if let Ok(value) = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()) {
         response.headers_mut().insert("x-request-id", value);
     }
