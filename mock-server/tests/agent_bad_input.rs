@@ -158,6 +158,25 @@ async fn a_model_a_preset_or_an_effort_is_required_and_presets_must_exist() {
     );
     refused(
         &mock,
+        json!({"input": "hi", "effort": "turbo"}),
+        "invalid_request",
+        Some("effort"),
+        "unknown effort \"turbo\"",
+    )
+    .await;
+    // wide-research runs only in the background (recorded by a third party).
+    refused(
+        &mock,
+        json!({"input": "hi", "preset": "wide-research"}),
+        "invalid_request",
+        Some("preset"),
+        "runs only in the background",
+    )
+    .await;
+    let wide = json!({"input": "hi", "preset": "wide-research", "background": true});
+    assert_eq!(mock.agent_create(ALICE, wide).await.status, 200);
+    refused(
+        &mock,
         json!({"input": "hi", "model": "anthropic/claude-sonnet-4-5"}),
         "invalid_request",
         Some("max_output_tokens"),

@@ -179,13 +179,30 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
             .param(*param));
         }
     }
-    if let Some(preset) = &request.preset
-        && models::preset_model(preset).is_none()
-    {
-        return Err(ApiError::validation(format!(
-            "unknown preset \"{preset}\"; use fast, low, medium, high or xhigh"
-        ))
-        .param("preset"));
+    // `effort` supersedes `preset` and takes the same names.
+    for (param, value) in [("preset", &request.preset), ("effort", &request.effort)] {
+        if let Some(preset) = value
+            && models::preset_model(preset).is_none()
+        {
+            return Err(ApiError::validation(format!(
+                "unknown {param} \"{preset}\"; use fast, low, medium, high or xhigh"
+            ))
+            .param(param));
+        }
+    }
+    // A third-party recording: `wide-research` runs only as a background run.
+    let preset = request.effort.as_ref().or(request.preset.as_ref());
+    if preset.is_some_and(|p| p == "wide-research") && request.background != Some(true) {
+        let param = if request.effort.is_some() {
+            "effort"
+        } else {
+            "preset"
+        };
+        return Err(ApiError::validation(
+            "the wide-research preset runs only in the background: set background: true \
+             (with store: true) and poll GET /v1/agent/{id}",
+        )
+        .param(param));
     }
     if chosen.is_empty() && request.preset.is_none() && request.effort.is_none() {
         return Err(
