@@ -104,12 +104,10 @@ pub const TASKS: &str = "@tasks";
 pub const ELICITATION: &str = "@elicitation";
 
 /// Families of rules whose mock features have not landed yet: listed, never passed.
-pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[
-    (
-        "agent",
-        "the Agent API suite (`--suite agent`): responses, connectors, remote MCP tools, approvals — needs the Agent API mock; it runs no scenario yet",
-    ),
-];
+pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[(
+    "agent",
+    "the Agent API suite (`--suite agent`): responses, connectors, remote MCP tools, approvals — needs the Agent API mock; it runs no scenario yet",
+)];
 
 /// Every rule, in a stable order.
 pub fn registry() -> Vec<Rule> {

@@ -125,7 +125,10 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.body["fallback"], "complete");
     let scenarios = reply.body["scenarios"].as_array().expect("scenarios");
-    // Every file of fixtures/scenarios is embedded.
+    let agent_scenarios = reply.body["agent_scenarios"]
+        .as_array()
+        .expect("agent_scenarios");
+    // Every file of fixtures/scenarios is embedded: Computer scenarios and Agent API ones.
     let files = std::fs::read_dir(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../fixtures/scenarios"
@@ -134,17 +137,13 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
     .filter_map(Result::ok)
     .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
     .count();
-    // Agent API scenarios share the directory and are listed apart.
-    let agent = reply.body["agent_scenarios"]
-        .as_array()
-        .expect("agent_scenarios");
-    assert_eq!(scenarios.len() + agent.len(), files);
+    assert_eq!(scenarios.len() + agent_scenarios.len(), files);
     assert!(
         scenarios.len() >= 35,
         "{} Computer scenarios",
         scenarios.len()
     );
-    for scenario in scenarios {
+    for scenario in scenarios.iter().chain(agent_scenarios) {
         assert!(scenario["name"].is_string(), "{scenario}");
         assert!(
             scenario["description"]
