@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::error::ApiError;
 
-/// How deep the answer follows nested schemas (a recursive schema stops here with `null`).
+/// How deep the answer follows nested schemas (deeper ones answer `null`; `$ref` is not followed).
 const MAX_DEPTH: usize = 16;
 
 /// Checks `response_format` and returns the `text.format` the response shows for it.
