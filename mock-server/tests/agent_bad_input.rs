@@ -723,3 +723,64 @@ async fn input_items_are_checked_naming_the_item() {
     );
     assert_eq!(mock.agent_create(ALICE, ok).await.status, 200);
 }
+
+#[tokio::test(start_paused = true)]
+async fn enumerated_options_are_checked_naming_the_field() {
+    let mock = Mock::new();
+    for (field, value, param, needle) in [
+        (
+            "service_tier",
+            json!("turbo"),
+            "service_tier",
+            "service_tier must be one of",
+        ),
+        (
+            "tool_choice",
+            json!("sometimes"),
+            "tool_choice",
+            "tool_choice must be one of: none auto required",
+        ),
+        (
+            "reasoning",
+            json!({"effort": "extreme"}),
+            "reasoning.effort",
+            "reasoning.effort must be one of",
+        ),
+        (
+            "reasoning",
+            json!({"summary": "auto"}),
+            "reasoning.summary",
+            "unknown field \"summary\"",
+        ),
+        (
+            "stream_options",
+            json!({"include_usage": "yes"}),
+            "stream_options.include_usage",
+            "true or false",
+        ),
+        (
+            "stream_options",
+            json!({"include_obfuscation": true}),
+            "stream_options.include_obfuscation",
+            "unknown field",
+        ),
+    ] {
+        refused(
+            &mock,
+            with(field, value),
+            "invalid_request",
+            Some(param),
+            needle,
+        )
+        .await;
+    }
+    let mut ok = ok_body();
+    ok["service_tier"] = json!("flex");
+    ok["tool_choice"] = json!({"type": "function", "name": "get_weather"});
+    ok["reasoning"] = json!({"effort": "minimal"});
+    ok["stream_options"] = json!({"include_usage": true});
+    let reply = mock.agent_create(ALICE, ok).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(reply.body["service_tier"], "flex");
+    assert_eq!(reply.body["reasoning"], json!({"effort": "minimal"}));
+}

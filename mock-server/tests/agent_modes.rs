@@ -295,4 +295,11 @@ async fn max_tool_calls_caps_the_tool_calls_and_truncation_is_echoed() {
 
     let plain = mock.agent_create(ALICE, body("hi")).await;
     assert_eq!(plain.body["truncation"], "");
+
+    // tool_choice "none": the model answers without its tools.
+    let mut none = body("#agent-default What is new?");
+    none["tool_choice"] = json!("none");
+    let reply = mock.agent_create(ALICE, none).await;
+    assert_eq!(item_types(&reply.body), ["message"]);
+    assert_eq!(reply.body["tool_choice"], "none");
 }

@@ -312,7 +312,13 @@ impl Engine {
             return Flow::Next;
         };
         let max_steps = self.setup.validated.request.max_steps.unwrap_or(i64::MAX);
-        let max_tool_calls = self.setup.validated.request.max_tool_calls;
+        // `tool_choice: "none"` keeps the model off its tools, like `max_tool_calls: 0`.
+        let tools_off = self.setup.validated.raw.get("tool_choice") == Some(&json!("none"));
+        let max_tool_calls = if tools_off {
+            Some(0)
+        } else {
+            self.setup.validated.request.max_tool_calls
+        };
         for (index, step) in turn.steps.iter().enumerate().skip(self.setup.next_step) {
             if self.wait(step.duration()).await {
                 return Flow::Cancelled;

@@ -226,6 +226,7 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
                 .param("max_output_tokens"),
         );
     }
+    check_options(raw)?;
     if let Some(calls) = request.max_tool_calls
         && calls < 0
     {
@@ -259,6 +260,73 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
             "text.format is not supported by the Agent API: use the top-level response_format",
         )
         .param("text"));
+    }
+    Ok(())
+}
+
+/// The enumerated options: `service_tier`, `tool_choice`, `reasoning.effort` (the union of
+/// the docs' and the SDKs' values, which disagree) and `stream_options`, each with no unknown
+/// key, as the strict live API parses them.
+fn check_options(raw: &Map<String, Value>) -> Result<(), ApiError> {
+    let one_of = |param: &str, value: &Value, allowed: &[&str]| {
+        if value.as_str().is_some_and(|v| allowed.contains(&v)) {
+            Ok(())
+        } else {
+            Err(ApiError::validation(format!(
+                "{param} must be one of: {}, not {value}",
+                allowed.join(" ")
+            ))
+            .param(param))
+        }
+    };
+    if let Some(tier) = raw.get("service_tier").filter(|v| !v.is_null()) {
+        one_of(
+            "service_tier",
+            tier,
+            &["auto", "default", "flex", "priority", "fast"],
+        )?;
+    }
+    if let Some(choice) = raw.get("tool_choice").filter(|v| !v.is_null())
+        && !choice.is_object()
+    {
+        one_of("tool_choice", choice, &["none", "auto", "required"])?;
+    }
+    if let Some(reasoning) = raw.get("reasoning").filter(|v| !v.is_null()) {
+        let Some(map) = reasoning.as_object() else {
+            return Err(ApiError::validation(
+                "reasoning must be an object like {\"effort\": \"low\"}",
+            )
+            .param("reasoning"));
+        };
+        for (key, value) in map {
+            if key != "effort" {
+                return Err(unknown_field(key, &format!("reasoning.{key}")));
+            }
+            one_of(
+                "reasoning.effort",
+                value,
+                &["none", "minimal", "low", "medium", "high", "xhigh", "max"],
+            )?;
+        }
+    }
+    if let Some(options) = raw.get("stream_options").filter(|v| !v.is_null()) {
+        let Some(map) = options.as_object() else {
+            return Err(ApiError::validation(
+                "stream_options must be an object like {\"include_usage\": true}",
+            )
+            .param("stream_options"));
+        };
+        for (key, value) in map {
+            if key != "include_usage" {
+                return Err(unknown_field(key, &format!("stream_options.{key}")));
+            }
+            if !value.is_boolean() {
+                return Err(ApiError::validation(
+                    "stream_options.include_usage must be true or false",
+                )
+                .param("stream_options.include_usage"));
+            }
+        }
     }
     Ok(())
 }
