@@ -16,6 +16,7 @@ mod run;
 pub mod script;
 mod store;
 mod stream;
+mod structured;
 mod tools;
 mod validate;
 mod wire;
@@ -43,6 +44,9 @@ pub fn is_agent_path(path: &str) -> bool {
             .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
 
+/// The fallback for paths no route serves: API paths get a 404 in the Agent API envelope.
+pub(crate) use routes::{unserved, with_fresh_request_id};
+
 /// The Agent API routes.
 pub(crate) fn routes() -> Router<AppState> {
     let mut router = Router::new().route("/v1/models", get(routes::models));
@@ -59,6 +63,7 @@ pub(crate) fn routes() -> Router<AppState> {
     }
     // The journal already refused anything over 32 MiB; lift axum's 2 MB default to match.
     router
+        .method_not_allowed_fallback(routes::wrong_method)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn(routes::add_request_id))
 }

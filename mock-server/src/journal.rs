@@ -285,7 +285,7 @@ pub(crate) async fn record_exchange(
             exchange.status = 413;
             exchange.response_body = error.body();
             journal.record(exchange);
-            return error.into_response();
+            return crate::agent::with_fresh_request_id(error.into_response());
         }
         Err(_) => {
             let mut message = format!(

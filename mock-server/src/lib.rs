@@ -186,6 +186,8 @@ impl AppState {
             .merge(control::routes())
             .merge(oauth::routes())
             .merge(agent::routes())
+            // Agent API clients share the base URL: paths it does not serve answer in its envelope.
+            .fallback(agent::unserved)
             .layer(axum::middleware::from_fn_with_state(
                 self.clone(),
                 journal::record_exchange,

@@ -158,6 +158,25 @@ async fn a_model_a_preset_or_an_effort_is_required_and_presets_must_exist() {
     );
     refused(
         &mock,
+        json!({"input": "hi", "effort": "turbo"}),
+        "invalid_request",
+        Some("effort"),
+        "unknown effort \"turbo\"",
+    )
+    .await;
+    // wide-research runs only in the background (recorded by a third party).
+    refused(
+        &mock,
+        json!({"input": "hi", "preset": "wide-research"}),
+        "invalid_request",
+        Some("preset"),
+        "runs only in the background",
+    )
+    .await;
+    let wide = json!({"input": "hi", "preset": "wide-research", "background": true});
+    assert_eq!(mock.agent_create(ALICE, wide).await.status, 200);
+    refused(
+        &mock,
         json!({"input": "hi", "model": "anthropic/claude-sonnet-4-5"}),
         "invalid_request",
         Some("max_output_tokens"),
@@ -342,6 +361,7 @@ async fn a_body_over_32_mib_is_a_413_in_the_envelope() {
     assert_eq!(reply.status, 413);
     assert_eq!(reply.body["error"]["type"], "payload_too_large");
     assert_eq!(reply.body["error"]["code"], 413);
+    assert!(reply.headers.contains_key("x-request-id"));
     assert_eq!(mock.handle.agent_responses(), 0);
     // Just under the limit is accepted (no Computer-side 4 MiB cap on this path).
     let fits = format!(
@@ -381,8 +401,11 @@ async fn models_are_listed_without_a_key() {
     assert_eq!(
         terra,
         json!({"id": "openai/gpt-5.6-terra", "object": "model", "created": 0, "owned_by": "openai",
-               "pricing": {"input": 2.0, "output": 12.0, "cache_write": 2.5, "cache_read": 0.2, "unit": "usd_per_1m_tokens"}})
+               "pricing": {"input": 2, "output": 12, "cache_write": 2.5, "cache_read": 0.2, "unit": "usd_per_1m_tokens"}})
     );
+    // Byte for byte as recorded: whole prices have no fraction.
+    let raw = serde_json::to_string(&terra).unwrap_or_default();
+    assert!(raw.contains(r#""input":2,"output":12,"#), "{raw}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -467,4 +490,297 @@ async fn an_approval_response_with_nothing_pending_is_refused() {
         "mcpr_nope",
     )
     .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn api_paths_the_mock_does_not_serve_are_404s_in_the_envelope() {
+    let mock = Mock::new();
+    for (method, path) in [
+        ("GET", "/v1/agent/resp_x/unknown"),
+        ("POST", "/v1/responses/resp_x/stop"),
+        ("GET", "/responses/resp_x/files/file_1"),
+        ("POST", "/v1/embeddings"),
+        ("GET", "/v1/files"),
+        ("POST", "/v1/sonar"),
+        ("POST", "/search"),
+        ("POST", "/chat/completions"),
+    ] {
+        let reply = mock
+            .agent_send(method, path, ALICE, Some("{}".into()))
+            .await;
+        assert_eq!(reply.status, 404, "{method} {path}");
+        let error = &reply.body["error"];
+        assert_eq!(error["type"], "not_found", "{method} {path}: {error}");
+        assert_eq!(error["code"], 404, "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(path) && message.contains("POST /v1/agent"),
+            "{message}"
+        );
+        assert!(reply.headers.contains_key("x-request-id"), "{path}");
+    }
+    // Paths outside the API keep the plain 404 the rest of the mock answers.
+    let reply = mock.agent_get(ALICE, "/nothing/here").await;
+    assert_eq!(reply.status, 404);
+    assert!(reply.body.get("error").is_none(), "{}", reply.body);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_wrong_method_on_an_agent_path_is_a_405_in_the_envelope() {
+    let mock = Mock::new();
+    for (method, path, allowed) in [
+        ("GET", "/v1/agent", "POST"),
+        ("DELETE", "/v1/responses/resp_x", "GET"),
+        ("GET", "/v1/agent/resp_x/cancel", "POST"),
+        ("POST", "/v1/models", "GET"),
+    ] {
+        let reply = mock.agent_send(method, path, ALICE, None).await;
+        assert_eq!(reply.status, 405, "{method} {path}");
+        let error = &reply.body["error"];
+        assert_eq!(error["type"], "invalid_request", "{error}");
+        assert_eq!(error["code"], 405, "{error}");
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("use {allowed}"))),
+            "{error}"
+        );
+        assert_eq!(reply.headers["allow"], allowed, "{method} {path}");
+        assert!(reply.headers.contains_key("x-request-id"), "{path}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_response_format_without_an_object_schema_is_refused() {
+    let mock = Mock::new();
+    refused(
+        &mock,
+        with("response_format", json!({"type": "json_object"})),
+        "invalid_parameter",
+        Some("response_format.type"),
+        "must be \"json_schema\"",
+    )
+    .await;
+    refused(
+        &mock,
+        with(
+            "response_format",
+            json!({"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "string"}}}),
+        ),
+        "invalid_parameter",
+        Some("response_format.json_schema.schema"),
+        "root is",
+    )
+    .await;
+    refused(
+        &mock,
+        with("response_format", json!({"type": "json_schema"})),
+        "invalid_parameter",
+        Some("response_format.json_schema"),
+        "json_schema is required",
+    )
+    .await;
+}
+
+fn with_search(tool: Value) -> Value {
+    let mut body = ok_body();
+    body["tools"] = json!([tool]);
+    body
+}
+
+#[tokio::test(start_paused = true)]
+async fn web_search_filters_are_checked_as_the_live_api_does() {
+    let mock = Mock::new();
+    // The recorded live wording.
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "filters": {"search_recency_filter": "decade"}})),
+        "invalid_request",
+        Some("tools[0].filters.search_recency_filter"),
+        "validation failed: tools[0]: search recency filter must be one of: hour day week month year",
+    )
+    .await;
+    refused(
+        &mock,
+        with_search(
+            json!({"type": "web_search", "filters": {"search_after_date_filter": "2025-03-01"}}),
+        ),
+        "invalid_date_format",
+        Some("tools[0].filters.search_after_date_filter"),
+        "MM/DD/YYYY",
+    )
+    .await;
+    let domains: Vec<String> = (0..21).map(|i| format!("site{i}.example")).collect();
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "filters": {"search_domain_filter": domains}})),
+        "invalid_search_domain_filter",
+        Some("tools[0].filters.search_domain_filter"),
+        "at most 20 domains",
+    )
+    .await;
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "filters": {"recency": "week"}})),
+        "invalid_request",
+        Some("tools[0].filters.recency"),
+        "unknown field \"recency\"",
+    )
+    .await;
+    refused(
+        &mock,
+        with_search(json!({"type": "web_search", "search_context_size": "huge"})),
+        "invalid_request",
+        Some("tools[0].search_context_size"),
+        "low medium high",
+    )
+    .await;
+    // Well-formed filters go through.
+    let ok = with_search(json!({"type": "web_search", "search_context_size": "high",
+        "filters": {"search_recency_filter": "week", "search_domain_filter": ["-reddit.com", "nature.com"],
+                    "search_before_date_filter": "3/1/2026", "last_updated_after_filter": "01/15/2025"}}));
+    assert_eq!(mock.agent_create(ALICE, ok).await.status, 200);
+}
+
+#[tokio::test(start_paused = true)]
+async fn truncation_and_max_tool_calls_are_checked() {
+    let mock = Mock::new();
+    refused(
+        &mock,
+        with("truncation", json!("sometimes")),
+        "invalid_request",
+        Some("truncation"),
+        "truncation must be auto or disabled",
+    )
+    .await;
+    refused(
+        &mock,
+        with("max_tool_calls", json!(-1)),
+        "invalid_request",
+        Some("max_tool_calls"),
+        "max_tool_calls must be at least 0",
+    )
+    .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn input_items_are_checked_naming_the_item() {
+    let mock = Mock::new();
+    for (input, param, needle) in [
+        (
+            json!([{"type": "bogus"}]),
+            "input[0].type",
+            "unknown input item type \"bogus\"",
+        ),
+        (json!(["hi"]), "input[0]", "must be an input item object"),
+        (
+            json!([{"content": "hi"}]),
+            "input[0].type",
+            "`type` (or a message's `role`) is required",
+        ),
+        (
+            json!([{"role": "robot", "content": "hi"}]),
+            "input[0].role",
+            "role must be one of",
+        ),
+        (
+            json!([{"role": "user"}]),
+            "input[0].content",
+            "a message needs `content`",
+        ),
+        (
+            json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]),
+            "input[0].content[0].type",
+            "content part's type",
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"type": "function_call_output", "output": "20C"}]),
+            "input[1].call_id",
+            "needs `call_id`",
+        ),
+        (
+            json!([{"role": "user", "content": "hi"}, {"type": "mcp_call", "id": "call_1", "name": "x", "arguments": "{}"}]),
+            "input[1].server_label",
+            "needs `server_label`",
+        ),
+    ] {
+        refused(
+            &mock,
+            with("input", input),
+            "invalid_request",
+            Some(param),
+            needle,
+        )
+        .await;
+    }
+    // What clients send: bare and typed messages, content parts, an assistant turn as written.
+    let ok = with(
+        "input",
+        json!([{"role": "system", "content": "Be brief."},
+               {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+               {"role": "assistant", "content": [{"type": "output_text", "text": "Hello"}]},
+               {"role": "user", "content": "again"}]),
+    );
+    assert_eq!(mock.agent_create(ALICE, ok).await.status, 200);
+}
+
+#[tokio::test(start_paused = true)]
+async fn enumerated_options_are_checked_naming_the_field() {
+    let mock = Mock::new();
+    for (field, value, param, needle) in [
+        (
+            "service_tier",
+            json!("turbo"),
+            "service_tier",
+            "service_tier must be one of",
+        ),
+        (
+            "tool_choice",
+            json!("sometimes"),
+            "tool_choice",
+            "tool_choice must be one of: none auto required",
+        ),
+        (
+            "reasoning",
+            json!({"effort": "extreme"}),
+            "reasoning.effort",
+            "reasoning.effort must be one of",
+        ),
+        (
+            "reasoning",
+            json!({"summary": "auto"}),
+            "reasoning.summary",
+            "unknown field \"summary\"",
+        ),
+        (
+            "stream_options",
+            json!({"include_usage": "yes"}),
+            "stream_options.include_usage",
+            "true or false",
+        ),
+        (
+            "stream_options",
+            json!({"include_obfuscation": true}),
+            "stream_options.include_obfuscation",
+            "unknown field",
+        ),
+    ] {
+        refused(
+            &mock,
+            with(field, value),
+            "invalid_request",
+            Some(param),
+            needle,
+        )
+        .await;
+    }
+    let mut ok = ok_body();
+    ok["service_tier"] = json!("flex");
+    ok["tool_choice"] = json!({"type": "function", "name": "get_weather"});
+    ok["reasoning"] = json!({"effort": "minimal"});
+    ok["stream_options"] = json!({"include_usage": true});
+    let reply = mock.agent_create(ALICE, ok).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(reply.body["service_tier"], "flex");
+    assert_eq!(reply.body["reasoning"], json!({"effort": "minimal"}));
 }

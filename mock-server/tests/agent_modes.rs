@@ -34,6 +34,8 @@ async fn sync_create_answers_the_completed_response_with_usage_and_cost() {
         )
     );
     assert_eq!(usage["cost"]["currency"], "USD");
+    // Whole amounts are integers on the wire, like the recorded `"input_cost":0`.
+    assert_eq!(usage["cost"]["cache_read_cost"].to_string(), "0");
     assert_eq!(usage["tool_calls_details"]["search_web"]["invocation"], 1);
     assert!(r["completed_at"].is_i64());
     let request_id = reply.headers["x-request-id"].to_str().expect("header");
@@ -240,4 +242,64 @@ async fn accept_event_stream_without_stream_true_still_answers_json() {
             .is_ok_and(|v| v.starts_with("application/json"))
     );
     assert_eq!(reply.body["status"], "completed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn response_format_is_echoed_as_text_format_and_the_answer_fits_the_schema() {
+    let mock = Mock::new();
+    let schema = json!({"type": "object", "properties": {
+        "answer": {"type": "string"}, "confidence": {"type": "number"}}, "required": ["answer"]});
+    let mut request = body("#agent-default What is new?");
+    request["response_format"] =
+        json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}});
+    let reply = mock.agent_create(ALICE, request.clone()).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(
+        reply.body["text"],
+        json!({"format": {"type": "json_schema", "name": "answer", "schema": schema}})
+    );
+    let text = reply.body["output"][1]["content"][0]["text"]
+        .as_str()
+        .expect("message text");
+    let parsed: Value = serde_json::from_str(text).expect("the answer is JSON");
+    assert_eq!(parsed, json!({"answer": "Hello world", "confidence": 0}));
+
+    // The stream's deltas spell the same document, and its snapshots carry the same format.
+    request["stream"] = json!(true);
+    let stream = mock.agent_create(ALICE, request).await;
+    let deltas: String = stream
+        .events
+        .iter()
+        .filter(|e| e["type"] == "response.output_text.delta")
+        .filter_map(|e| e["delta"].as_str())
+        .collect();
+    assert_eq!(deltas, text);
+    assert_eq!(stream.events[0]["response"]["text"], reply.body["text"]);
+
+    // Without a response_format the format stays plain text.
+    let plain = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(plain.body["text"], json!({"format": {"type": "text"}}));
+}
+
+#[tokio::test(start_paused = true)]
+async fn max_tool_calls_caps_the_tool_calls_and_truncation_is_echoed() {
+    let mock = Mock::new();
+    let request = json!({"model": "openai/gpt-5.6-terra", "input": "#background-research batteries",
+        "tools": [{"type": "web_search"}, {"type": "fetch_url"}], "max_tool_calls": 1,
+        "truncation": "auto"});
+    let reply = mock.agent_create(ALICE, request).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(item_types(&reply.body), ["search_results", "message"]);
+    assert_eq!(reply.body["max_tool_calls"], 1);
+    assert_eq!(reply.body["truncation"], "auto");
+
+    let plain = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(plain.body["truncation"], "");
+
+    // tool_choice "none": the model answers without its tools.
+    let mut none = body("#agent-default What is new?");
+    none["tool_choice"] = json!("none");
+    let reply = mock.agent_create(ALICE, none).await;
+    assert_eq!(item_types(&reply.body), ["message"]);
+    assert_eq!(reply.body["tool_choice"], "none");
 }

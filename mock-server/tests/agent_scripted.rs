@@ -124,6 +124,9 @@ async fn a_failed_run_is_http_200_with_an_error_in_every_mode() {
         sync.body["error"]["message"],
         "the model did not produce a valid response"
     );
+    // Only a completed run has a completion time (the recorded incomplete and cancelled
+    // responses keep `completed_at` null).
+    assert!(sync.body["completed_at"].is_null(), "{:#}", sync.body);
     let mut streamed = body.clone();
     streamed["stream"] = json!(true);
     let stream = mock.agent_create(ALICE, streamed).await;

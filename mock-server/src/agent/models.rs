@@ -73,6 +73,17 @@ pub(crate) fn preset_model(preset: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(p, _)| *p == preset).map(|(_, m)| *m)
 }
 
+/// A price or cost as the live API writes it: whole numbers without a fraction (`2`, `0`, as
+/// recorded in `pricing` and `usage.cost`), others as decimals (`2.5`).
+pub(crate) fn number(x: f64) -> Value {
+    // Prices and costs are small and non-negative; anything else stays a float.
+    if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
+        json!(x as u64)
+    } else {
+        json!(x)
+    }
+}
+
 /// `GET /v1/models`.
 pub(crate) fn list() -> Value {
     let data: Vec<Value> = MODELS
@@ -84,14 +95,27 @@ pub(crate) fn list() -> Value {
                 "created": 0,
                 "owned_by": m.id.split('/').next().unwrap_or_default(),
                 "pricing": {
-                    "input": m.input,
-                    "output": m.output,
-                    "cache_write": m.cache_write,
-                    "cache_read": m.cache_read,
+                    "input": number(m.input),
+                    "output": number(m.output),
+                    "cache_write": number(m.cache_write),
+                    "cache_read": number(m.cache_read),
                     "unit": "usd_per_1m_tokens",
                 },
             })
         })
         .collect();
     json!({"object": "list", "data": data})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_prices_are_written_without_a_fraction_as_recorded() {
+        assert_eq!(number(2.0).to_string(), "2");
+        assert_eq!(number(0.0).to_string(), "0");
+        assert_eq!(number(2.5).to_string(), "2.5");
+        assert_eq!(number(0.00125).to_string(), "0.00125");
+    }
 }

@@ -138,12 +138,18 @@ fn initial_response(id: &str, v: &Validated, created_at: i64, status: &str) -> V
         "status": status,
         "store": r.store.unwrap_or(true),
         "temperature": r.temperature.map_or(json!(1), |t| json!(t)),
-        "text": {"format": {"type": "text"}},
+        "text": r
+            .response_format
+            .as_ref()
+            .filter(|f| !f.is_null())
+            .and_then(|f| super::structured::text_format(f).ok())
+            .unwrap_or_else(|| json!({"format": {"type": "text"}})),
         "tool_choice": r.tool_choice.clone().unwrap_or_else(|| json!("auto")),
         "tools": tools,
         "top_logprobs": 0,
         "top_p": r.top_p.map_or(json!(1), |t| json!(t)),
-        "truncation": "",
+        // As sent (`auto` or `disabled`); the recorded echo of a request without it is "".
+        "truncation": v.raw.get("truncation").and_then(Value::as_str).unwrap_or(""),
         "usage": null,
         "user": null,
     });
@@ -306,7 +312,13 @@ impl Engine {
             return Flow::Next;
         };
         let max_steps = self.setup.validated.request.max_steps.unwrap_or(i64::MAX);
-        let max_tool_calls = self.setup.validated.request.max_tool_calls;
+        // `tool_choice: "none"` keeps the model off its tools, like `max_tool_calls: 0`.
+        let tools_off = self.setup.validated.raw.get("tool_choice") == Some(&json!("none"));
+        let max_tool_calls = if tools_off {
+            Some(0)
+        } else {
+            self.setup.validated.request.max_tool_calls
+        };
         for (index, step) in turn.steps.iter().enumerate().skip(self.setup.next_step) {
             if self.wait(step.duration()).await {
                 return Flow::Cancelled;
@@ -316,8 +328,11 @@ impl Engine {
                 AgentStep::Message { .. } | AgentStep::Reasoning { .. }
             );
             if is_tool {
-                // Out of steps (or tools switched off): the model answers with what it has.
-                if self.steps_taken >= max_steps || max_tool_calls == Some(0) {
+                // Out of steps or tool calls (`max_tool_calls: 0` turns tools off): the model
+                // answers with what it has.
+                if self.steps_taken >= max_steps
+                    || max_tool_calls.is_some_and(|cap| self.steps_taken >= cap)
+                {
                     continue;
                 }
                 self.steps_taken += 1;
@@ -570,6 +585,15 @@ impl Engine {
                 let text = text
                     .replace("{input}", &user_text(&self.setup.validated.request.input))
                     .replace("{tool_output}", &self.last_output);
+                // With a response_format the model answers with a document fitting the schema.
+                let schema = self
+                    .setup
+                    .validated
+                    .request
+                    .response_format
+                    .as_ref()
+                    .and_then(|f| f.pointer("/json_schema/schema"));
+                let text = schema.map_or(text.clone(), |s| super::structured::answer(s, &text));
                 self.message(&text);
             }
         }
@@ -713,13 +737,13 @@ impl Engine {
 
     fn end_failed(&mut self, error: Value) {
         let usage = self.usage();
-        let now = self.clock.now().timestamp();
         {
             let mut state = self.run.state();
             let response = &mut state.response;
             response["status"] = json!("failed");
             response["error"] = error.clone();
-            response["completed_at"] = json!(now);
+            // `completed_at` marks completion only: the recorded incomplete and cancelled
+            // responses keep it null, and so does a failed one.
             response["usage"] = usage;
         }
         self.run.emit(
@@ -792,21 +816,23 @@ impl Engine {
             tool_cost += cost;
             details.insert(
                 (*key).into(),
-                json!({"cost_usd": cost, "invocation": count}),
+                json!({"cost_usd": models::number(cost), "invocation": count}),
             );
-            cost_details.insert((*key).into(), json!(cost));
+            cost_details.insert((*key).into(), models::number(cost));
         }
         let tool_cost = round(tool_cost);
         json!({
             "cost": {
-                "cache_creation_cost": cache_creation_cost,
-                "cache_read_cost": 0.0,
+                "cache_creation_cost": models::number(cache_creation_cost),
+                "cache_read_cost": 0,
                 "currency": "USD",
-                "input_cost": input_cost,
-                "output_cost": output_cost,
-                "tool_calls_cost": tool_cost,
+                "input_cost": models::number(input_cost),
+                "output_cost": models::number(output_cost),
+                "tool_calls_cost": models::number(tool_cost),
                 "tool_calls_cost_details": cost_details,
-                "total_cost": round(input_cost + cache_creation_cost + output_cost + tool_cost),
+                "total_cost": models::number(round(
+                    input_cost + cache_creation_cost + output_cost + tool_cost
+                )),
             },
             "input_tokens": input_tokens,
             "input_tokens_details": {

@@ -72,6 +72,9 @@ pub(crate) fn create_request(body: &[u8]) -> Result<Validated, ApiError> {
     let mut tools = Vec::with_capacity(tool_values.len());
     for (i, tool) in tool_values.iter().enumerate() {
         tools.push(typed_tool(i, tool)?);
+        if matches!(tools.last(), Some(Tool::WebSearch { .. })) {
+            check_web_search(i, tool)?;
+        }
     }
     let request: CreateRequest = serde_json::from_value(Value::Object(raw.clone()))
         .map_err(|e| ApiError::invalid_request(format!("invalid request body: {e}")))?;
@@ -130,7 +133,8 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
         Value::Array(items) if items.is_empty() => {
             return Err(ApiError::validation("input cannot be empty").param("input"));
         }
-        Value::String(_) | Value::Array(_) => {}
+        Value::Array(items) => check_input_items(items)?,
+        Value::String(_) => {}
         _ => {
             return Err(
                 ApiError::validation("input must be a string or a list of input items")
@@ -175,13 +179,30 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
             .param(*param));
         }
     }
-    if let Some(preset) = &request.preset
-        && models::preset_model(preset).is_none()
-    {
-        return Err(ApiError::validation(format!(
-            "unknown preset \"{preset}\"; use fast, low, medium, high or xhigh"
-        ))
-        .param("preset"));
+    // `effort` supersedes `preset` and takes the same names.
+    for (param, value) in [("preset", &request.preset), ("effort", &request.effort)] {
+        if let Some(preset) = value
+            && models::preset_model(preset).is_none()
+        {
+            return Err(ApiError::validation(format!(
+                "unknown {param} \"{preset}\"; use fast, low, medium, high or xhigh"
+            ))
+            .param(param));
+        }
+    }
+    // A third-party recording: `wide-research` runs only as a background run.
+    let preset = request.effort.as_ref().or(request.preset.as_ref());
+    if preset.is_some_and(|p| p == "wide-research") && request.background != Some(true) {
+        let param = if request.effort.is_some() {
+            "effort"
+        } else {
+            "preset"
+        };
+        return Err(ApiError::validation(
+            "the wide-research preset runs only in the background: set background: true \
+             (with store: true) and poll GET /v1/agent/{id}",
+        )
+        .param(param));
     }
     if chosen.is_empty() && request.preset.is_none() && request.effort.is_none() {
         return Err(
@@ -205,10 +226,32 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
                 .param("max_output_tokens"),
         );
     }
+    check_options(raw)?;
+    if let Some(calls) = request.max_tool_calls
+        && calls < 0
+    {
+        return Err(ApiError::validation(
+            "max_tool_calls must be at least 0 (0 turns every tool off)",
+        )
+        .param("max_tool_calls"));
+    }
+    if let Some(truncation) = raw.get("truncation").filter(|v| !v.is_null())
+        && !truncation
+            .as_str()
+            .is_some_and(|t| t == "auto" || t == "disabled")
+    {
+        return Err(ApiError::validation(format!(
+            "truncation must be auto or disabled, not {truncation}"
+        ))
+        .param("truncation"));
+    }
     if let Some(metadata) = &request.metadata
         && metadata.len() > 16
     {
         return Err(ApiError::validation("metadata accepts at most 16 keys").param("metadata"));
+    }
+    if let Some(format) = request.response_format.as_ref().filter(|f| !f.is_null()) {
+        super::structured::text_format(format)?;
     }
     if raw.contains_key("text") {
         return Err(ApiError::new(
@@ -217,6 +260,293 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
             "text.format is not supported by the Agent API: use the top-level response_format",
         )
         .param("text"));
+    }
+    Ok(())
+}
+
+/// The enumerated options: `service_tier`, `tool_choice`, `reasoning.effort` (the union of
+/// the docs' and the SDKs' values, which disagree) and `stream_options`, each with no unknown
+/// key, as the strict live API parses them.
+fn check_options(raw: &Map<String, Value>) -> Result<(), ApiError> {
+    let one_of = |param: &str, value: &Value, allowed: &[&str]| {
+        if value.as_str().is_some_and(|v| allowed.contains(&v)) {
+            Ok(())
+        } else {
+            Err(ApiError::validation(format!(
+                "{param} must be one of: {}, not {value}",
+                allowed.join(" ")
+            ))
+            .param(param))
+        }
+    };
+    if let Some(tier) = raw.get("service_tier").filter(|v| !v.is_null()) {
+        one_of(
+            "service_tier",
+            tier,
+            &["auto", "default", "flex", "priority", "fast"],
+        )?;
+    }
+    if let Some(choice) = raw.get("tool_choice").filter(|v| !v.is_null())
+        && !choice.is_object()
+    {
+        one_of("tool_choice", choice, &["none", "auto", "required"])?;
+    }
+    if let Some(reasoning) = raw.get("reasoning").filter(|v| !v.is_null()) {
+        let Some(map) = reasoning.as_object() else {
+            return Err(ApiError::validation(
+                "reasoning must be an object like {\"effort\": \"low\"}",
+            )
+            .param("reasoning"));
+        };
+        for (key, value) in map {
+            if key != "effort" {
+                return Err(unknown_field(key, &format!("reasoning.{key}")));
+            }
+            one_of(
+                "reasoning.effort",
+                value,
+                &["none", "minimal", "low", "medium", "high", "xhigh", "max"],
+            )?;
+        }
+    }
+    if let Some(options) = raw.get("stream_options").filter(|v| !v.is_null()) {
+        let Some(map) = options.as_object() else {
+            return Err(ApiError::validation(
+                "stream_options must be an object like {\"include_usage\": true}",
+            )
+            .param("stream_options"));
+        };
+        for (key, value) in map {
+            if key != "include_usage" {
+                return Err(unknown_field(key, &format!("stream_options.{key}")));
+            }
+            if !value.is_boolean() {
+                return Err(ApiError::validation(
+                    "stream_options.include_usage must be true or false",
+                )
+                .param("stream_options.include_usage"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The input item types the API takes (Python SDK 0.46.1 `InputItemInput`).
+const INPUT_ITEM_TYPES: &[&str] = &[
+    "message",
+    "function_call_output",
+    "function_call",
+    "reasoning",
+    "mcp_approval_response",
+    "mcp_approval_request",
+    "mcp_call",
+    "mcp_list_tools",
+];
+
+/// The string fields each history item type needs (`mcp_approval_response` is checked with
+/// the approvals, which word its own errors).
+fn required_strings(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "function_call_output" => &["call_id"],
+        "function_call" => &["call_id", "name", "arguments"],
+        "mcp_approval_request" | "mcp_call" => &["id", "name", "server_label", "arguments"],
+        _ => &[],
+    }
+}
+
+/// Each input item: a known type (a bare `{role, content}` is a message), a message's role and
+/// content, and the fields a history item needs. An item the SDK would refuse to send is a 400
+/// naming it, not a silently ignored turn.
+fn check_input_items(items: &[Value]) -> Result<(), ApiError> {
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("input[{i}]");
+        let Some(map) = item.as_object() else {
+            return Err(ApiError::validation(format!(
+                "{at} must be an input item object, e.g. {{\"role\": \"user\", \"content\": \"...\"}}"
+            ))
+            .param(at));
+        };
+        let kind = match map.get("type") {
+            Some(Value::String(kind)) => kind.as_str(),
+            None if map.contains_key("role") => "message",
+            _ => {
+                return Err(ApiError::validation(format!(
+                    "{at}: `type` (or a message's `role`) is required"
+                ))
+                .param(format!("{at}.type")));
+            }
+        };
+        if !INPUT_ITEM_TYPES.contains(&kind) {
+            return Err(ApiError::validation(format!(
+                "{at}: unknown input item type \"{kind}\"; use {}",
+                INPUT_ITEM_TYPES.join(", ")
+            ))
+            .param(format!("{at}.type")));
+        }
+        if kind == "message" {
+            check_message(&at, map)?;
+        }
+        for field in required_strings(kind) {
+            if !map.get(*field).is_some_and(Value::is_string) {
+                return Err(ApiError::validation(format!(
+                    "{at}: a {kind} item needs `{field}` (a string)"
+                ))
+                .param(format!("{at}.{field}")));
+            }
+        }
+        if kind == "function_call_output"
+            && !map
+                .get("output")
+                .is_some_and(|o| o.is_string() || o.is_array())
+        {
+            return Err(ApiError::validation(format!(
+                "{at}: a function_call_output item needs `output` (the function's result as a string)"
+            ))
+            .param(format!("{at}.output")));
+        }
+    }
+    Ok(())
+}
+
+fn check_message(at: &str, map: &Map<String, Value>) -> Result<(), ApiError> {
+    const ROLES: &[&str] = &["user", "assistant", "system", "developer"];
+    let role = map.get("role").and_then(Value::as_str);
+    if !role.is_some_and(|r| ROLES.contains(&r)) {
+        return Err(ApiError::validation(format!(
+            "{at}: role must be one of: {}",
+            ROLES.join(" ")
+        ))
+        .param(format!("{at}.role")));
+    }
+    match map.get("content") {
+        Some(Value::String(_)) => Ok(()),
+        Some(Value::Array(parts)) => {
+            // `output_text` too: clients send an assistant turn back as the API wrote it.
+            const PARTS: &[&str] = &["input_text", "input_image", "input_file", "output_text"];
+            for (j, part) in parts.iter().enumerate() {
+                let kind = part.get("type").and_then(Value::as_str);
+                if !kind.is_some_and(|k| PARTS.contains(&k)) {
+                    return Err(ApiError::validation(format!(
+                        "{at}.content[{j}]: a content part's type must be one of: {}",
+                        PARTS.join(" ")
+                    ))
+                    .param(format!("{at}.content[{j}].type")));
+                }
+            }
+            Ok(())
+        }
+        _ => Err(ApiError::validation(format!(
+            "{at}: a message needs `content` (a string or a list of content parts)"
+        ))
+        .param(format!("{at}.content"))),
+    }
+}
+
+/// The filters a `web_search` tool accepts.
+const SEARCH_FILTERS: &[&str] = &[
+    "search_domain_filter",
+    "search_recency_filter",
+    "search_after_date_filter",
+    "search_before_date_filter",
+    "last_updated_after_filter",
+    "last_updated_before_filter",
+];
+
+/// At most this many entries in `filters.search_domain_filter` (official notes).
+const MAX_SEARCH_DOMAINS: usize = 20;
+
+static SEARCH_DATE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$").ok());
+
+/// A `web_search` tool's options: its filters (recency wording as recorded live, dates
+/// `MM/DD/YYYY`, at most 20 domains, no unknown filter), `search_context_size` and
+/// `search_type`.
+fn check_web_search(i: usize, tool: &Value) -> Result<(), ApiError> {
+    let at = format!("tools[{i}]");
+    for (field, allowed) in [
+        ("search_context_size", &["low", "medium", "high"][..]),
+        ("search_type", &["web", "fast"][..]),
+    ] {
+        if let Some(value) = tool.get(field)
+            && !value.as_str().is_some_and(|v| allowed.contains(&v))
+        {
+            return Err(ApiError::validation(format!(
+                "{at}: {field} must be one of: {}",
+                allowed.join(" ")
+            ))
+            .param(format!("{at}.{field}")));
+        }
+    }
+    let Some(filters) = tool.get("filters").filter(|f| !f.is_null()) else {
+        return Ok(());
+    };
+    let Some(filters) = filters.as_object() else {
+        return Err(ApiError::validation(format!(
+            "{at}: filters must be an object of search filters"
+        ))
+        .param(format!("{at}.filters")));
+    };
+    for key in filters.keys() {
+        if !SEARCH_FILTERS.contains(&key.as_str()) {
+            return Err(unknown_field(key, &format!("{at}.filters.{key}")));
+        }
+    }
+    if let Some(recency) = filters
+        .get("search_recency_filter")
+        .filter(|v| !v.is_null())
+        && !recency
+            .as_str()
+            .is_some_and(|r| ["hour", "day", "week", "month", "year"].contains(&r))
+    {
+        // The live API's wording, recorded.
+        return Err(ApiError::validation(format!(
+            "{at}: search recency filter must be one of: hour day week month year"
+        ))
+        .param(format!("{at}.filters.search_recency_filter")));
+    }
+    if let Some(domains) = filters.get("search_domain_filter").filter(|v| !v.is_null()) {
+        let param = format!("{at}.filters.search_domain_filter");
+        let list = domains
+            .as_array()
+            .filter(|l| l.iter().all(Value::is_string));
+        let Some(list) = list else {
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_search_domain_filter",
+                format!("{param} must be a list of domains (prefix one with - to exclude it)"),
+            )
+            .param(param));
+        };
+        if list.len() > MAX_SEARCH_DOMAINS {
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_search_domain_filter",
+                format!(
+                    "{param} accepts at most {MAX_SEARCH_DOMAINS} domains, got {}",
+                    list.len()
+                ),
+            )
+            .param(param));
+        }
+    }
+    for field in &SEARCH_FILTERS[2..] {
+        let Some(value) = filters.get(*field).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let well_formed = value
+            .as_str()
+            .is_some_and(|d| SEARCH_DATE.as_ref().is_some_and(|re| re.is_match(d)));
+        if !well_formed {
+            let param = format!("{at}.filters.{field}");
+            return Err(ApiError::new(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_date_format",
+                format!(
+                    "{param} must be a date in MM/DD/YYYY format (e.g. 03/01/2025), not {value}"
+                ),
+            )
+            .param(param));
+        }
     }
     Ok(())
 }

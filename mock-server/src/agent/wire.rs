@@ -120,6 +120,9 @@ pub(crate) struct CreateRequest {
     /// Prompt cache key, echoed.
     #[serde(default)]
     pub(crate) prompt_cache_key: Option<String>,
+    /// Structured output (`{type: "json_schema", json_schema: {name, schema}}`).
+    #[serde(default)]
+    pub(crate) response_format: Option<Value>,
     /// Reasoning options, echoed.
     #[serde(default)]
     pub(crate) reasoning: Option<Value>,

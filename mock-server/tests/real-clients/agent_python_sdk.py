@@ -16,13 +16,16 @@ types the SDK knows (every check below), so a field or item the SDK cannot parse
      answers `cancelling` then ends `cancelled` with its error; cancelling it again is a
      `BadRequestError`;
   6. errors: 429 with retry-after-ms is retried by the SDK and then succeeds; an unknown id is a
-     `NotFoundError`; a bad key is an `AuthenticationError`; a bad request a `BadRequestError`.
+     `NotFoundError`; a bad key is an `AuthenticationError`; a bad request a `BadRequestError`;
+  7. `response_format` with a JSON schema: `output_text` parses as JSON fitting it and `text.format`
+     echoes it; a path the mock does not serve is a `NotFoundError` with the API's error body.
 
 Prints one summary line and exits 0, or prints what went wrong and exits 1.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -143,6 +146,23 @@ def main() -> int:
         raise CheckFailed("max_steps 0 accepted")
     except perplexity.BadRequestError as e:
         expect(e.body["error"]["message"] == "validation failed: max steps must be at least 1", f"400 {e.body}")
+    checks += 1
+
+    # 7. structured output and paths the mock does not serve
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    structured = strict.responses.create(
+        model=MODEL,
+        input="What is new?",
+        response_format={"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}},
+    )
+    expect(json.loads(structured.output_text) == {"answer": "Hello world"}, f"structured {structured.output_text!r}")
+    text = getattr(structured, "text", None)
+    expect(isinstance(text, dict) and text["format"]["type"] == "json_schema", f"text.format {text!r}")
+    try:
+        strict.get("/v1/no-such-resource", cast_to=object)
+        raise CheckFailed("an unserved path answered")
+    except perplexity.NotFoundError as e:
+        expect(e.body["error"]["type"] == "not_found", f"unserved 404 body {e.body}")
     checks += 1
 
     print(f"agent python sdk {perplexity.__version__}: {checks} checks passed")
