@@ -184,22 +184,7 @@ impl Client {
         if id.is_none() {
             return Ok(Value::Null);
         }
-        let messages: Vec<Value> = if is_sse {
-            text.split("\n\n")
-                .filter_map(|frame| {
-                    let data: Vec<&str> = frame
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data:"))
-                        .map(str::trim_start)
-                        .collect();
-                    (!data.is_empty())
-                        .then(|| serde_json::from_str(&data.join("\n")).ok())
-                        .flatten()
-                })
-                .collect()
-        } else {
-            serde_json::from_str(&text).ok().into_iter().collect()
-        };
+        let messages = jsonrpc_messages(&text, is_sse);
         messages
             .into_iter()
             .find(|m| m.get("id") == id.as_ref())
@@ -715,4 +700,23 @@ fn auth_requests(read: &Value) -> Vec<Value> {
 
 fn first_auth_request(read: &Value) -> Option<Value> {
     auth_requests(read).into_iter().next()
+}
+
+/// The JSON-RPC messages of a response body, JSON or SSE.
+fn jsonrpc_messages(text: &str, is_sse: bool) -> Vec<Value> {
+    if !is_sse {
+        return serde_json::from_str(text).ok().into_iter().collect();
+    }
+    text.split("\n\n")
+        .filter_map(|frame| {
+            let data: Vec<&str> = frame
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            (!data.is_empty())
+                .then(|| serde_json::from_str(&data.join("\n")).ok())
+                .flatten()
+        })
+        .collect()
 }

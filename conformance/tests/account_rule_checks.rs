@@ -7,22 +7,7 @@ use mock_server::Exchange;
 use serde_json::{Value, json};
 
 fn exchange(seq: usize, method: &str, path: &str, status: u16) -> Exchange {
-    let now = chrono::Utc::now();
-    Exchange {
-        seq,
-        method: method.into(),
-        path: path.into(),
-        query: None,
-        request_headers: serde_json::Map::new(),
-        request_body: Value::Null,
-        status,
-        response_headers: serde_json::Map::new(),
-        response_body: Value::Null,
-        sse_events: Vec::new(),
-        virtual_time: now,
-        real_time: now,
-        virtual_responded_at: now,
-    }
+    Exchange::new(seq, method, path, status, chrono::Utc::now())
 }
 
 /// A `tools/call` exchange whose result is `result` (as structuredContent).

@@ -8,21 +8,9 @@ use mock_server::{Exchange, SseRecord};
 use serde_json::{Value, json};
 
 fn exchange(seq: usize, method: &str, path: &str, query: Option<&str>) -> Exchange {
-    let now = chrono::Utc::now();
     Exchange {
-        seq,
-        method: method.into(),
-        path: path.into(),
         query: query.map(str::to_owned),
-        request_headers: serde_json::Map::new(),
-        request_body: Value::Null,
-        status: 200,
-        response_headers: serde_json::Map::new(),
-        response_body: Value::Null,
-        sse_events: Vec::new(),
-        virtual_time: now,
-        real_time: now,
-        virtual_responded_at: now,
+        ..Exchange::new(seq, method, path, 200, chrono::Utc::now())
     }
 }
 

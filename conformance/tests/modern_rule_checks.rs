@@ -32,19 +32,10 @@ fn rpc(seq: usize, ms: i64, method: &str, params: Value, answer: Value) -> Excha
         "result"
     };
     Exchange {
-        seq,
-        method: "POST".into(),
-        path: mock_server::MCP_PATH.into(),
-        query: None,
         request_headers: headers,
         request_body: json!({"jsonrpc": "2.0", "id": seq, "method": method, "params": params}),
-        status: 200,
-        response_headers: serde_json::Map::new(),
         response_body: json!({"jsonrpc": "2.0", "id": seq, key: answer}),
-        sse_events: Vec::new(),
-        virtual_time: at(ms),
-        real_time: at(ms),
-        virtual_responded_at: at(ms),
+        ..Exchange::new(seq, "POST", mock_server::MCP_PATH, 200, at(ms))
     }
 }
 

@@ -7,25 +7,15 @@ use serde_json::{Value, json};
 
 /// A `tools/call` exchange whose result is `result` (as structuredContent).
 fn call(seq: usize, tool: &str, args: Value, result: Value) -> Exchange {
-    let now = chrono::Utc::now();
     let mut headers = serde_json::Map::new();
     headers.insert("mcp-session-id".into(), json!("s"));
     headers.insert("mcp-protocol-version".into(), json!("2025-11-25"));
     Exchange {
-        seq,
-        method: "POST".into(),
-        path: mock_server::MCP_PATH.into(),
-        query: None,
         request_headers: headers,
         request_body: json!({"jsonrpc": "2.0", "id": seq, "method": "tools/call",
             "params": {"name": tool, "arguments": args, "_meta": {"progressToken": seq}}}),
-        status: 200,
-        response_headers: serde_json::Map::new(),
         response_body: json!({"jsonrpc": "2.0", "id": seq, "result": {"content": [], "structuredContent": result}}),
-        sse_events: Vec::new(),
-        virtual_time: now,
-        real_time: now,
-        virtual_responded_at: now,
+        ..Exchange::new(seq, "POST", mock_server::MCP_PATH, 200, chrono::Utc::now())
     }
 }
 

@@ -47,6 +47,28 @@ pub struct Exchange {
     pub virtual_responded_at: DateTime<Utc>,
 }
 
+impl Exchange {
+    /// An exchange with only its method, path and status, at `at` on both clocks: the start of a
+    /// hand-made journal for testing checks over the journal (set the other fields as needed).
+    pub fn new(seq: usize, method: &str, path: &str, status: u16, at: DateTime<Utc>) -> Self {
+        Self {
+            seq,
+            method: method.into(),
+            path: path.into(),
+            query: None,
+            request_headers: serde_json::Map::new(),
+            request_body: Value::Null,
+            status,
+            response_headers: serde_json::Map::new(),
+            response_body: Value::Null,
+            sse_events: Vec::new(),
+            virtual_time: at,
+            real_time: at,
+            virtual_responded_at: at,
+        }
+    }
+}
+
 /// One SSE event sent on a streamed response.
 #[derive(Debug, Clone, Serialize)]
 pub struct SseRecord {
@@ -407,22 +429,7 @@ mod tests {
     use super::*;
 
     fn exchange(path: &str, status: u16) -> Exchange {
-        let now = Utc::now();
-        Exchange {
-            seq: 0,
-            method: "POST".into(),
-            path: path.into(),
-            query: None,
-            request_headers: serde_json::Map::new(),
-            request_body: Value::Null,
-            status,
-            response_headers: serde_json::Map::new(),
-            response_body: Value::Null,
-            sse_events: Vec::new(),
-            virtual_time: now,
-            real_time: now,
-            virtual_responded_at: now,
-        }
+        Exchange::new(0, "POST", path, status, Utc::now())
     }
 
     #[test]

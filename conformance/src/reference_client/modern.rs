@@ -84,25 +84,6 @@ fn http_error(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
     }
 }
 
-/// The JSON-RPC messages of a response body, JSON or SSE.
-fn messages(text: &str, is_sse: bool) -> Vec<Value> {
-    if !is_sse {
-        return serde_json::from_str(text).ok().into_iter().collect();
-    }
-    text.split("\n\n")
-        .filter_map(|frame| {
-            let data: Vec<&str> = frame
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(str::trim_start)
-                .collect();
-            (!data.is_empty())
-                .then(|| serde_json::from_str(&data.join("\n")).ok())
-                .flatten()
-        })
-        .collect()
-}
-
 /// The task JSON of a tool result (structuredContent, else the first text block).
 fn task_json(result: &Value) -> Value {
     if let Some(s) = result.get("structuredContent") {
@@ -199,7 +180,7 @@ impl Modern {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let status = response.status();
         let text = response.text().await.map_err(http_error(&url))?;
-        let message = messages(&text, is_sse)
+        let message = super::jsonrpc_messages(&text, is_sse)
             .into_iter()
             .find(|m| m.get("id") == Some(&json!(id)))
             .ok_or_else(|| ClientError::Protocol {

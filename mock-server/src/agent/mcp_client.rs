@@ -547,17 +547,8 @@ impl<'a> Session<'a> {
         headers
     }
 
-    /// POSTs one message; for a request, returns the JSON-RPC response with `id` (from a JSON
-    /// body or an SSE stream).
-    async fn exchange(
-        &mut self,
-        method: &str,
-        body: &Value,
-        id: Option<u64>,
-    ) -> Result<Option<Value>, McpClientError> {
-        if self.legacy.is_some() {
-            return self.legacy_exchange(method, body, id).await;
-        }
+    /// Headers of a POST in the session: JSON in, JSON or SSE back, and the session id once known.
+    fn post_headers(&self) -> HeaderMap {
         let mut headers = self.headers();
         headers.insert(
             header::CONTENT_TYPE,
@@ -570,6 +561,21 @@ impl<'a> Session<'a> {
         if let Some(session_id) = &self.session_id {
             headers.insert("mcp-session-id", session_id.clone());
         }
+        headers
+    }
+
+    /// POSTs one message; for a request, returns the JSON-RPC response with `id` (from a JSON
+    /// body or an SSE stream).
+    async fn exchange(
+        &mut self,
+        method: &str,
+        body: &Value,
+        id: Option<u64>,
+    ) -> Result<Option<Value>, McpClientError> {
+        if self.legacy.is_some() {
+            return self.legacy_exchange(method, body, id).await;
+        }
+        let headers = self.post_headers();
         let mut response = self
             .client
             .http
@@ -813,18 +819,7 @@ impl<'a> Session<'a> {
                 "message": format!("Method not found: this client declared no capabilities for {method}"),
             }})
         };
-        let mut headers = self.headers();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        if let Some(session_id) = &self.session_id {
-            headers.insert("mcp-session-id", session_id.clone());
-        }
+        let headers = self.post_headers();
         let send = self
             .client
             .http
