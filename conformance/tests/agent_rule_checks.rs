@@ -187,6 +187,12 @@ fn resend_tools_wants_the_same_tools_on_the_continuation() {
         &check(rule, vec![asking(&["a"]), without], vec![]),
         "sent no tools",
     );
+    // The document lets a continuation carry a new policy and the credentials the call runs with.
+    let mut new_policy = continuing(1, vec![decision("a", true)]);
+    new_policy.request_body["tools"][0]["require_approval"] =
+        json!({"never": {"tool_names": ["models_list"]}});
+    new_policy.request_body["tools"][0]["authorization"] = json!("refreshed-token");
+    passed(&check(rule, vec![asking(&["a"]), new_policy], vec![]));
     let mut changed = continuing(1, vec![decision("a", true)]);
     changed.request_body["tools"][0]["server_url"] = json!("http://elsewhere/mcp");
     violated(

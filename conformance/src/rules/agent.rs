@@ -38,7 +38,7 @@ pub(super) fn rules() -> Vec<Rule> {
         },
         Rule {
             id: "agent.approval.resend-tools",
-            summary: "an approval continuation sends the same tools again, unchanged",
+            summary: "an approval continuation sends the same tools again (a new require_approval policy or refreshed credentials allowed)",
             level: Level::Must,
             doc: DocRef {
                 document: AGENT_MCP_DOC,
@@ -356,10 +356,10 @@ fn resend_tools(t: &Transcript) -> Outcome {
                     evidence: vec![origin.seq, cont.seq],
                 };
             }
-            if now != before {
+            if now.map(comparable_tools) != before.map(comparable_tools) {
                 return Outcome::Violated {
                     message: format!(
-                        "the continuation answering `{rid}` changed the tools: {} instead of {}",
+                        "the continuation answering `{rid}` changed the tools (beyond require_approval, authorization and headers): {} instead of {}",
                         now.map_or("none".to_owned(), Value::to_string),
                         before.map_or("none".to_owned(), Value::to_string)
                     ),
@@ -372,6 +372,22 @@ fn resend_tools(t: &Transcript) -> Outcome {
         "{} continuation(s) sent the same tools again",
         conts.len()
     ))
+}
+
+/// The tools of a request without what the document lets a continuation change: the approval
+/// policy ("You can send the new policy in the same request as the mcp_approval_response") and
+/// the credentials the approved call runs with ("the server_url, authorization, and headers from
+/// this request"; a token may have been refreshed). The server itself must stay the same.
+fn comparable_tools(tools: &Value) -> Value {
+    let mut tools = tools.clone();
+    if let Some(list) = tools.as_array_mut() {
+        for tool in list.iter_mut().filter_map(Value::as_object_mut) {
+            for key in ["require_approval", "authorization", "headers"] {
+                tool.remove(key);
+            }
+        }
+    }
+    tools
 }
 
 fn user_decision(t: &Transcript) -> Outcome {
