@@ -39,6 +39,22 @@ pub struct ClientOptions {
 }
 
 impl ClientOptions {
+    /// The headers of every JSON-RPC POST in both eras: JSON in, JSON or SSE back, the token.
+    fn post_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        if let Some(token) = &self.token
+            && let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}"))
+        {
+            headers.insert("authorization", v);
+        }
+        headers
+    }
+
     /// Options from the environment the conformance runner sets.
     pub fn from_env(url: String, break_rule: Option<String>) -> Result<Self, ClientError> {
         let user_url = std::env::var("CONFORMANCE_USER_URL")
@@ -135,17 +151,7 @@ impl Client {
     /// POSTs one JSON-RPC message; returns the response to `id` (JSON or SSE), or null.
     async fn post(&mut self, body: Value, initializing: bool) -> Result<Value, ClientError> {
         let url = self.options.url.clone();
-        let mut headers = HeaderMap::new();
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        headers.insert(
-            "accept",
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        if let Some(token) = &self.options.token
-            && let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}"))
-        {
-            headers.insert("authorization", v);
-        }
+        let mut headers = self.options.post_headers();
         if !initializing {
             // Breaking the session rule on the one request whose answer the client never needs
             // (the mock refuses it), so the rest of the scenario still runs.

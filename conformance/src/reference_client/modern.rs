@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::HeaderValue;
 use serde_json::{Map, Value, json};
 
 use super::ClientOptions;
@@ -134,17 +134,7 @@ impl Modern {
         params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
         params["_meta"]["io.modelcontextprotocol/clientInfo"] =
             json!({"name": "conformance-reference-client", "version": env!("CARGO_PKG_VERSION")});
-        let mut headers = HeaderMap::new();
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        headers.insert(
-            "accept",
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        if let Some(token) = &self.options.token
-            && let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}"))
-        {
-            headers.insert("authorization", v);
-        }
+        let mut headers = self.options.post_headers();
         if let Ok(v) = HeaderValue::from_str(&version) {
             headers.insert("mcp-protocol-version", v);
         }
