@@ -22,6 +22,7 @@ pub(crate) use elicitation::Elicitations;
 pub use modern::MODERN_VERSION;
 pub(crate) use render::{file_bytes, file_facts};
 pub(crate) use tasks::Tasks;
+pub use tasks::form_content_problem;
 pub use tools::TOOL_NAMES;
 pub(crate) use transport::Sessions;
 pub use transport::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION};

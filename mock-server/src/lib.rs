@@ -37,7 +37,9 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 pub use clock::{Clock, ClockMode};
-pub use computer::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES};
+pub use computer::{
+    HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
+};
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use journal::{Exchange, Journal, SseRecord};
 pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};

@@ -209,7 +209,9 @@ fn content_schema(t: &Transcript) -> Outcome {
             let schema = request
                 .pointer("/params/requestedSchema")
                 .unwrap_or(&Value::Null);
-            if let Some(problem) = schema_problem(schema, response.get("content")) {
+            if let Some(problem) =
+                mock_server::form_content_problem(schema, response.get("content"))
+            {
                 return Outcome::Violated {
                     message: format!(
                         "#{} accepted `{key}` with content {} that does not fit requestedSchema: {problem}",
@@ -278,109 +280,4 @@ fn request_state(t: &Transcript) -> Outcome {
         "{} input_required result(s) retried with a new id and the exact requestState",
         rounds.len()
     ))
-}
-
-/// Why form `content` does not fit `schema` (a flat elicitation form), if it does not.
-pub(crate) fn schema_problem(schema: &Value, content: Option<&Value>) -> Option<String> {
-    let Some(content) = content.and_then(Value::as_object) else {
-        return Some("an accepted form needs `content`, an object".into());
-    };
-    let empty = Map::new();
-    let properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    if let Some(extra) = content.keys().find(|k| !properties.contains_key(*k)) {
-        return Some(format!("`{extra}` is not a field of the form"));
-    }
-    for required in schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        if !content.contains_key(required) {
-            return Some(format!("the required field `{required}` is missing"));
-        }
-    }
-    for (key, value) in content {
-        if let Some(problem) = property_problem(&properties[key], value) {
-            return Some(format!("`{key}`: {problem}"));
-        }
-    }
-    None
-}
-
-/// Choices a property allows (`enum`, or `oneOf`/`anyOf` of `const`), if it restricts them.
-fn choices(property: &Value) -> Option<Vec<&Value>> {
-    if let Some(values) = property.get("enum").and_then(Value::as_array) {
-        return Some(values.iter().collect());
-    }
-    ["oneOf", "anyOf"].into_iter().find_map(|k| {
-        property
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|options| options.iter().filter_map(|o| o.get("const")).collect())
-    })
-}
-
-fn property_problem(property: &Value, value: &Value) -> Option<String> {
-    let kind = property
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("string");
-    let fits = match kind {
-        "string" => value.is_string(),
-        "number" => value.is_number(),
-        "integer" => value.is_i64() || value.is_u64(),
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        _ => true,
-    };
-    if !fits {
-        return Some(format!("{value} is not of type {kind}"));
-    }
-    let (allowed, values): (Option<Vec<&Value>>, Vec<&Value>) = match value {
-        Value::Array(items) => (
-            property.get("items").and_then(choices),
-            items.iter().collect(),
-        ),
-        _ => (choices(property), vec![value]),
-    };
-    if let Some(allowed) = allowed
-        && let Some(bad) = values.iter().find(|v| !allowed.contains(v))
-    {
-        return Some(format!("{bad} is not one of the offered choices"));
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::schema_problem;
-
-    #[test]
-    fn schema_problem_checks_fields_types_choices_and_required() {
-        let schema = json!({"type": "object", "properties": {
-            "q1": {"type": "string", "enum": ["PDF", "DOCX"]},
-            "n": {"type": "integer"},
-            "tags": {"type": "array", "items": {"anyOf": [{"const": "a"}, {"const": "b"}]}}},
-            "required": ["q1"]});
-        assert_eq!(schema_problem(&schema, Some(&json!({"q1": "PDF"}))), None);
-        assert!(schema_problem(&schema, Some(&json!({"q1": "Markdown"}))).is_some());
-        assert!(schema_problem(&schema, Some(&json!({}))).is_some());
-        assert!(schema_problem(&schema, Some(&json!({"q1": "PDF", "x": 1}))).is_some());
-        assert!(schema_problem(&schema, Some(&json!({"q1": "PDF", "n": "3"}))).is_some());
-        assert!(schema_problem(&schema, Some(&json!({"q1": "PDF", "tags": ["c"]}))).is_some());
-        assert_eq!(
-            schema_problem(&schema, Some(&json!({"q1": "PDF", "n": 3, "tags": ["a"]}))),
-            None
-        );
-        assert!(schema_problem(&schema, None).is_some());
-        let approval = json!({"type": "object", "properties": {}});
-        assert_eq!(schema_problem(&approval, Some(&json!({}))), None);
-    }
 }

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::elicitation::{mode_of, schema_problem};
+use mock_server::form_content_problem;
+
+use super::elicitation::mode_of;
 use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rpc, Rule, TASKS, TASKS_SPEC, Transcript};
 
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -441,7 +443,7 @@ fn update_input_responses(t: &Transcript) -> Outcome {
             }
             if response.get("action").and_then(Value::as_str) == Some("accept")
                 && mode_of(request) == "form"
-                && let Some(problem) = schema_problem(
+                && let Some(problem) = form_content_problem(
                     request
                         .pointer("/params/requestedSchema")
                         .unwrap_or(&Value::Null),

@@ -29,7 +29,7 @@ use super::engine::{CALL_WAIT, Follow, ProgressSink};
 use super::jsonrpc::{INVALID_PARAMS, RpcError};
 use super::modern::{self, Envelope, MODERN_VERSION};
 use super::render::{FileLink, ToolOutput};
-use super::tasks::{question_message, question_schema, schema_problem};
+use super::tasks::{form_content_problem, question_message, question_schema};
 use super::thread::RequestKind;
 use super::tools::{self, CallContext};
 use super::transport::{self, Runner, Session};
@@ -351,7 +351,7 @@ pub(crate) async fn call(
     }
     if action == "accept"
         && let Ask::Questions { schema, .. } = &pending.ask
-        && let Some(problem) = schema_problem(schema, response.get("content"))
+        && let Some(problem) = form_content_problem(schema, response.get("content"))
     {
         return invalid(
             &id,
@@ -617,7 +617,7 @@ pub(crate) async fn handshake_call(
                 // Content that does not fit the form answers nothing: the event comes back.
                 if let Ask::Questions { schema, .. } = &ask
                     && action == "accept"
-                    && schema_problem(schema, content.as_ref()).is_some()
+                    && form_content_problem(schema, content.as_ref()).is_some()
                 {
                     break;
                 }

@@ -417,16 +417,19 @@ pub(crate) fn question_schema(questions: &[crate::scenario::QuestionSpec]) -> Va
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-/// Why form content does not fit its schema, if it does not.
-pub(crate) fn schema_problem(schema: &Value, content: Option<&Value>) -> Option<String> {
+/// Why accepted form `content` does not fit `schema` (a flat elicitation form), if it does not:
+/// the mock refuses such answers, and the conformance suite judges clients by the same test.
+pub fn form_content_problem(schema: &Value, content: Option<&Value>) -> Option<String> {
     let Some(content) = content.and_then(Value::as_object) else {
         return Some("an accepted form needs `content`, an object".into());
     };
-    let properties = schema.get("properties").and_then(Value::as_object)?;
-    for key in content.keys() {
-        if !properties.contains_key(key) {
-            return Some(format!("`{key}` is not a field of this form"));
-        }
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if let Some(extra) = content.keys().find(|k| !properties.contains_key(*k)) {
+        return Some(format!("`{extra}` is not a field of this form"));
     }
     for required in schema
         .get("required")
@@ -440,21 +443,53 @@ pub(crate) fn schema_problem(schema: &Value, content: Option<&Value>) -> Option<
         }
     }
     for (key, value) in content {
-        let property = &properties[key];
-        let allowed = property
-            .get("enum")
-            .or_else(|| property.pointer("/items/enum"))
-            .and_then(Value::as_array);
-        let values: Vec<&Value> = match (property["type"].as_str(), value) {
-            (Some("array"), Value::Array(items)) => items.iter().collect(),
-            (Some("string"), Value::String(_)) => vec![value],
-            _ => return Some(format!("`{key}` has the wrong type for this form")),
-        };
-        if let Some(allowed) = allowed
-            && let Some(bad) = values.iter().find(|v| !allowed.contains(v))
-        {
-            return Some(format!("`{key}`: {bad} is not one of the offered choices"));
+        if let Some(problem) = property_problem(&properties[key], value) {
+            return Some(format!("`{key}`: {problem}"));
         }
+    }
+    None
+}
+
+/// Choices a property allows (`enum`, or `oneOf`/`anyOf` of `const`), if it restricts them.
+fn choices(property: &Value) -> Option<Vec<&Value>> {
+    if let Some(values) = property.get("enum").and_then(Value::as_array) {
+        return Some(values.iter().collect());
+    }
+    ["oneOf", "anyOf"].into_iter().find_map(|k| {
+        property
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|options| options.iter().filter_map(|o| o.get("const")).collect())
+    })
+}
+
+fn property_problem(property: &Value, value: &Value) -> Option<String> {
+    let kind = property
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("string");
+    let fits = match kind {
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        _ => true,
+    };
+    if !fits {
+        return Some(format!("{value} is not of type {kind}"));
+    }
+    let (allowed, values): (Option<Vec<&Value>>, Vec<&Value>) = match value {
+        Value::Array(items) => (
+            property.get("items").and_then(choices),
+            items.iter().collect(),
+        ),
+        _ => (choices(property), vec![value]),
+    };
+    if let Some(allowed) = allowed
+        && let Some(bad) = values.iter().find(|v| !allowed.contains(v))
+    {
+        return Some(format!("{bad} is not one of the offered choices"));
     }
     None
 }
@@ -663,7 +698,7 @@ pub(crate) async fn update(app: AppState, account: Account, id: Value, params: V
         };
         if action == "accept"
             && let Asked::Questions(schema) = &asked.kind
-            && let Some(problem) = schema_problem(schema, response.get("content"))
+            && let Some(problem) = form_content_problem(schema, response.get("content"))
         {
             return rpc_error(
                 &id,
@@ -751,4 +786,38 @@ pub(crate) async fn cancel(app: AppState, account: Account, id: Value, params: V
         &id,
         json!({"_meta": {META_STOP: stop_url(&app, &task.thread_id), META_THREAD: task.thread_id}}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::form_content_problem;
+
+    #[test]
+    fn form_content_problem_checks_fields_types_choices_and_required() {
+        let schema = json!({"type": "object", "properties": {
+            "q1": {"type": "string", "enum": ["PDF", "DOCX"]},
+            "n": {"type": "integer"},
+            "tags": {"type": "array", "items": {"anyOf": [{"const": "a"}, {"const": "b"}]}}},
+            "required": ["q1"]});
+        assert_eq!(
+            form_content_problem(&schema, Some(&json!({"q1": "PDF"}))),
+            None
+        );
+        assert!(form_content_problem(&schema, Some(&json!({"q1": "Markdown"}))).is_some());
+        assert!(form_content_problem(&schema, Some(&json!({}))).is_some());
+        assert!(form_content_problem(&schema, Some(&json!({"q1": "PDF", "x": 1}))).is_some());
+        assert!(form_content_problem(&schema, Some(&json!({"q1": "PDF", "n": "3"}))).is_some());
+        assert!(
+            form_content_problem(&schema, Some(&json!({"q1": "PDF", "tags": ["c"]}))).is_some()
+        );
+        assert_eq!(
+            form_content_problem(&schema, Some(&json!({"q1": "PDF", "n": 3, "tags": ["a"]}))),
+            None
+        );
+        assert!(form_content_problem(&schema, None).is_some());
+        let approval = json!({"type": "object", "properties": {}});
+        assert_eq!(form_content_problem(&approval, Some(&json!({}))), None);
+    }
 }
