@@ -25,7 +25,7 @@ use crate::error::{FixtureError, FixtureErrorKind};
 pub const SCENARIO_SCHEMA: &str = include_str!("../../fixtures/scenario.schema.json");
 
 /// The built-in scenarios, compiled into the binary so the mock runs with no flags.
-const EMBEDDED: &[(&str, &str)] = &embedded_scenarios![
+const EMBEDDED: &[(&str, &str)] = &embedded_scenarios!["";
     "access-denied",
     "ask-user-question",
     "attachments",
@@ -63,9 +63,10 @@ const EMBEDDED: &[(&str, &str)] = &embedded_scenarios![
     "waiting",
 ];
 
+/// `(name, text)` of each `fixtures/scenarios/<prefix><name>.json`, compiled in.
 macro_rules! embedded_scenarios {
-    ($($name:literal),* $(,)?) => {
-        [$(($name, include_str!(concat!("../../fixtures/scenarios/", $name, ".json")))),*]
+    ($prefix:literal; $($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../../fixtures/scenarios/", $prefix, $name, ".json")))),*]
     };
 }
 use embedded_scenarios;
@@ -173,20 +174,11 @@ impl Catalog {
     /// The scenario a new conversation follows: `#name` in its first message, else the first
     /// scenario whose `match` fits, else the fallback (`--scenario`, default `complete`).
     pub fn route(&self, first_message: &str) -> Arc<LoadedScenario> {
-        let tagged = hashtags(first_message).find_map(|tag| self.get(tag));
-        tagged
-            .or_else(|| {
-                self.scenarios
-                    .iter()
-                    .find(|s| {
-                        s.pattern
-                            .as_ref()
-                            .is_some_and(|p| p.is_match(first_message))
-                    })
-                    .cloned()
-            })
-            .or_else(|| self.get(&self.fallback))
-            .unwrap_or_else(|| self.scenarios[0].clone())
+        route_by_message(&self.scenarios, first_message, |s| {
+            (s.scenario.name.as_str(), s.pattern.as_ref())
+        })
+        .or_else(|| self.get(&self.fallback))
+        .unwrap_or_else(|| self.scenarios[0].clone())
     }
 
     /// The scenario used when nothing else matches.
@@ -198,7 +190,7 @@ impl Catalog {
 // --- Agent API scenarios (issue 6) ------------------------------------------------------------
 
 /// The built-in Agent API scenarios (`fixtures/scenarios/agent-NAME.json`, named `NAME`).
-const EMBEDDED_AGENT: &[(&str, &str)] = &embedded_agent_scenarios![
+const EMBEDDED_AGENT: &[(&str, &str)] = &embedded_scenarios!["agent-";
     "slack-summary",
     "deepwiki-question",
     "github-sandbox",
@@ -215,13 +207,6 @@ const EMBEDDED_AGENT: &[(&str, &str)] = &embedded_agent_scenarios![
     "shared-file",
     "default",
 ];
-
-macro_rules! embedded_agent_scenarios {
-    ($($name:literal),* $(,)?) => {
-        [$(($name, include_str!(concat!("../../fixtures/scenarios/agent-", $name, ".json")))),*]
-    };
-}
-use embedded_agent_scenarios;
 
 /// The Agent API scenario used when nothing else matches.
 pub const DEFAULT_AGENT_SCENARIO: &str = "agent-default";
@@ -260,23 +245,30 @@ impl Catalog {
         &self,
         first_message: &str,
     ) -> Arc<crate::agent::script::LoadedAgentScenario> {
-        hashtags(first_message)
-            .find_map(|tag| self.agent_get(tag))
-            .or_else(|| {
-                self.agent
-                    .iter()
-                    .find(|s| {
-                        s.pattern
-                            .as_ref()
-                            .is_some_and(|p| p.is_match(first_message))
-                    })
-                    .cloned()
-            })
-            .or_else(|| self.agent_get(DEFAULT_AGENT_SCENARIO))
-            .unwrap_or_else(|| self.agent[0].clone())
+        route_by_message(&self.agent, first_message, |s| {
+            (s.name.as_str(), s.pattern.as_ref())
+        })
+        .or_else(|| self.agent_get(DEFAULT_AGENT_SCENARIO))
+        .unwrap_or_else(|| self.agent[0].clone())
     }
 }
 // --- end Agent API scenarios -------------------------------------------------------------------
+
+/// The routing both APIs share: the scenario named `#name` in the first message, else the first
+/// (in load order) whose `match` fits it. `key` gives a scenario's name and compiled `match`.
+fn route_by_message<T>(
+    scenarios: &[Arc<T>],
+    first_message: &str,
+    key: impl Fn(&T) -> (&str, Option<&Regex>),
+) -> Option<Arc<T>> {
+    let named = |tag: &str| scenarios.iter().find(|s| key(s).0 == tag).cloned();
+    hashtags(first_message).find_map(named).or_else(|| {
+        scenarios
+            .iter()
+            .find(|s| key(s).1.is_some_and(|p| p.is_match(first_message)))
+            .cloned()
+    })
+}
 
 /// Words written as `#word` in a message.
 fn hashtags(message: &str) -> impl Iterator<Item = &str> {
