@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::agent::{ALICE, BOB, event_types, item_types};
 use common::{Mock, Reply};
 use mock_server::MockServer;
@@ -526,17 +524,10 @@ async fn a_background_approval_continuation_runs_the_call_on_the_virtual_clock()
     let reply = mock.agent_create(ALICE, body).await;
     assert_eq!(reply.status, 200, "{:#}", reply.body);
     assert_eq!(reply.body["status"], "queued");
-    let path = format!("/v1/responses/{}", reply.body["id"].as_str().expect("id"));
-    let mut done = Value::Null;
-    for _ in 0..2000 {
-        let reply = mock.agent_get(ALICE, &path).await;
-        if reply.body["status"] == "completed" {
-            done = reply.body;
-            break;
-        }
-        // Virtual time: the paused clock jumps, no wall time passes.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let done = mock
+        .agent_finished(reply.body["id"].as_str().expect("id"))
+        .await;
+    assert_eq!(done["status"], "completed", "{done:#}");
     let call = find(&done, "mcp_call").unwrap_or_else(|| panic!("no call in {done:#}"));
     assert_eq!(call["approval_request_id"], id.as_str());
     assert_eq!(calls(&remote), 1);

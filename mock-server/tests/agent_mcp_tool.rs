@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::Mock;
 use common::agent::{ALICE, event_types, item_types};
 use mock_server::{Exchange, MockServer};
@@ -60,21 +58,6 @@ fn closed_port_url() -> String {
         .expect("free port")
         .port();
     format!("http://127.0.0.1:{port}/mcp")
-}
-
-/// Polls a background response until it leaves `queued`/`in_progress`. Each pause is virtual
-/// (the tokio clock is paused), so the run's scripted steps advance and no wall time passes.
-async fn finished(mock: &Mock, id: &str) -> Value {
-    let path = format!("/v1/responses/{id}");
-    for _ in 0..2000 {
-        let reply = mock.agent_get(ALICE, &path).await;
-        let status = reply.body["status"].as_str().unwrap_or_default();
-        if status != "queued" && status != "in_progress" {
-            return reply.body;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{id} did not finish");
 }
 
 #[tokio::test(start_paused = true)]
@@ -377,7 +360,7 @@ async fn a_discovery_failure_ends_a_background_run_failed() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.body["status"], "queued");
     let id = reply.body["id"].as_str().expect("id").to_owned();
-    let done = finished(&mock, &id).await;
+    let done = mock.agent_finished(&id).await;
     assert_eq!(done["status"], "failed");
     assert_eq!(done["error"]["type"], "external_connector_error");
     assert!(item_types(&done).is_empty(), "nothing ran: {done:#}");

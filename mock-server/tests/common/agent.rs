@@ -44,6 +44,22 @@ impl Mock {
         self.agent_send("GET", path, token, None).await
     }
 
+    /// Polls a background response as alice until it leaves `queued`/`in_progress`. Each pause
+    /// is virtual (the tokio clock is paused), so the run's scripted steps advance and no wall
+    /// time passes.
+    pub async fn agent_finished(&self, id: &str) -> Value {
+        let path = format!("/v1/responses/{id}");
+        for _ in 0..2000 {
+            let reply = self.agent_get(ALICE, &path).await;
+            let status = reply.body["status"].as_str().unwrap_or_default();
+            if status != "queued" && status != "in_progress" {
+                return reply.body;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{id} did not finish");
+    }
+
     /// `POST` without a body (cancel) as `token`.
     pub async fn agent_post(&self, token: &str, path: &str) -> Reply {
         self.agent_send("POST", path, token, None).await
