@@ -439,16 +439,30 @@ async fn another_accounts_response_is_not_found_and_stays_untouched() {
             .status,
         404
     );
-    // Continuing someone else's response is refused too.
+    let mine = mock.agent_get(ALICE, &format!("/v1/agent/{id}")).await;
+    assert_eq!(mine.body, reply.body, "alice's response changed");
+
+    // Continuing someone else's response is refused too. (Alice continues bob's: bob is the
+    // zero-data-retention account, so his own continuations are refused for another reason.)
+    let bobs = mock.agent_create(BOB, ok_body()).await;
+    let bobs_id = bobs.body["id"].as_str().expect("id").to_owned();
     let continued = mock
         .agent_create(
-            BOB,
-            json!({"model": "openai/gpt-5.6-terra", "input": "more", "previous_response_id": id}),
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "more", "previous_response_id": bobs_id}),
         )
         .await;
     assert_eq!(continued.status, 400, "{:#}", continued.body);
-    let mine = mock.agent_get(ALICE, &format!("/v1/agent/{id}")).await;
-    assert_eq!(mine.body, reply.body, "alice's response changed");
+    assert_eq!(continued.body["error"]["param"], "previous_response_id");
+    let message = continued.body["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("is not a response of this account"),
+        "{message}"
+    );
+    let theirs = mock.agent_get(BOB, &format!("/v1/agent/{bobs_id}")).await;
+    assert_eq!(theirs.body, bobs.body, "bob's response changed");
 }
 
 #[tokio::test(start_paused = true)]
