@@ -208,3 +208,34 @@ fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode, auto_cons
     }
     let _ = out.flush();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_default_to_the_library_defaults() {
+        let cli = Cli::parse_from(["mock-server"]);
+        let journal = JournalConfig::default();
+        assert_eq!(cli.journal_max_exchanges, journal.max_exchanges);
+        assert_eq!(cli.journal_max_bytes, journal.max_bytes);
+        assert_eq!(cli.journal_max_body, journal.max_body_bytes);
+        let limits = ConnectionLimits::default();
+        assert_eq!(cli.header_read_timeout, limits.header_read_timeout);
+        assert_eq!(cli.body_read_timeout, limits.body_read_timeout);
+        assert_eq!(
+            usize::try_from(cli.max_connections),
+            Ok(limits.max_connections)
+        );
+    }
+
+    #[test]
+    fn sizes_take_bytes_and_binary_units() {
+        assert_eq!(size("500"), Ok(500));
+        assert_eq!(size("64KiB"), Ok(65_536));
+        assert_eq!(size("256MiB"), Ok(256 << 20));
+        assert!(size("12 parsecs").is_err());
+        assert!(time_scale("1e12").is_err_and(|e| e.contains("0.001 to 1000000")));
+        assert_eq!(time_scale("2000"), Ok(2000.0));
+    }
+}
