@@ -13,7 +13,7 @@ use hyper::body::{Body as _, Frame, SizeHint};
 
 use super::store::{Journal, Ticket};
 use super::stored::{Record, StoredBody, StoredHeaders};
-use crate::Clock;
+use crate::clock::Clock;
 
 /// An exchange still open in the journal; finishes it (as it stands) when dropped, so a
 /// request whose client left still reaches the journal file.
@@ -153,9 +153,9 @@ impl Tee {
                     pending.extend_from_slice(data);
                     while let Some(end) = find_frame_end(pending) {
                         let frame = pending.split_to(end + 2);
-                        let frame = frame.freeze().slice(..end);
-                        if has_data(&frame) {
-                            frames.push(frame);
+                        if has_data(&frame[..end]) {
+                            // A copy: a slice would keep the whole read buffer alive.
+                            frames.push(Bytes::copy_from_slice(&frame[..end]));
                         }
                     }
                     let kept: usize = frames.iter().map(Bytes::len).sum();

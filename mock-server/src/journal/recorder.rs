@@ -18,7 +18,7 @@ use super::capture::Open;
 use super::endpoint::JOURNAL_PATH;
 use super::store::Journal;
 use super::stored::{Record, StoredBody};
-use crate::Clock;
+use crate::clock::Clock;
 use crate::serve::BodyReadTimeout;
 
 /// Largest request body the mock accepts (uploads have their own, larger limit).
@@ -254,7 +254,7 @@ impl Surface {
                                     accepts: send large files by URL (input_file.file_url) \
                                     instead of inline."
                         .to_owned(),
-                    _ if path == crate::MCP_PATH => format!(
+                    _ if path == crate::oauth::MCP_PATH => format!(
                         "The request body is larger than the {} MiB this endpoint accepts. \
                          Send files with create_attachment_upload and pass their \
                          attachment_urls instead of putting their content in a message.",

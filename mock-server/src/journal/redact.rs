@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(body["tools"][1], json!({"type": "web_search"}));
         // The same keys elsewhere are not touched.
         let mut other = json!({"tools": [{"authorization": "kept"}]});
-        request_json(crate::MCP_PATH, &mut other);
+        request_json(crate::oauth::MCP_PATH, &mut other);
         assert_eq!(other["tools"][0]["authorization"], "kept");
     }
 
