@@ -244,7 +244,10 @@ impl Stage {
         } else {
             time_scale
         };
-        let mut builder = mock_server::MockServer::builder().time_scale(time_scale);
+        // Verdicts read the whole journal: nothing may be dropped or cut (see `judge`).
+        let mut builder = mock_server::MockServer::builder()
+            .time_scale(time_scale)
+            .journal(mock_server::JournalConfig::unbounded());
         // Computer scenarios are the fallback of conversations that name none; an Agent API
         // request picks its scenario from its own message, as the catalog says.
         if spec.suite == "computer" {
@@ -314,7 +317,30 @@ impl Stage {
     pub fn judge(&self, spec: &ScenarioSpec) -> Vec<Check> {
         let transcript =
             Transcript::new(spec.name, self.mock.journal().exchanges(), self.user.log());
-        judge(&transcript)
+        let mut checks = judge(&transcript);
+        let dropped = self.mock.journal().stats().dropped;
+        if dropped > 0 {
+            // The stage keeps its journal whole; a drop means every verdict above read a
+            // partial transcript, which must never pass quietly.
+            checks.push(Check {
+                id: format!("{}:runner.journal-complete", spec.name),
+                rule: "runner.journal-complete".to_owned(),
+                level: rules::Level::Must,
+                status: Status::Failure,
+                scenario: spec.name.to_owned(),
+                doc: crate::report::Doc {
+                    document: "conformance runner".to_owned(),
+                    section: "Conformance runner".to_owned(),
+                    quote: "the runner keeps the mock's whole journal".to_owned(),
+                },
+                details: format!(
+                    "the mock's journal dropped {dropped} exchange(s), so the checks judged an \
+                     incomplete transcript; this is a runner bug, please report it"
+                ),
+                evidence: Vec::new(),
+            });
+        }
+        checks
     }
 }
 

@@ -12,13 +12,33 @@
 //! [`Clock::advance`] works in every mode: it jumps virtual time forward and wakes every sleeper.
 //! Real and scaled modes measure elapsed time with `tokio::time::Instant`, so a test running on a
 //! paused tokio runtime (`#[tokio::test(start_paused = true)]`) drives the mock deterministically.
+//!
+//! All arithmetic here is checked and never panics. Virtual time **saturates** at
+//! [`latest`] (9999-12-31T23:59:59.999Z, the last instant RFC 3339 timestamps can write): a
+//! scaled clock left running long enough stops there, and so does a library caller's
+//! [`Clock::advance`]. [`Clock::try_advance`] (behind `POST /_mock/clock/advance`) refuses
+//! instead: more than [`MAX_ADVANCE`] (100 years) at once, or past [`latest`]. Spans longer
+//! than [`FOREVER`] (100,000 years) count as `FOREVER`, so adding one to any time the clock
+//! shows stays inside chrono's range.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use tokio::sync::watch;
 use tokio::time::Instant;
+
+/// The most one `POST /_mock/clock/advance` may move the clock: 100 years of 365.25 days.
+pub const MAX_ADVANCE: Duration = Duration::from_secs(3_155_760_000);
+
+/// The slowest `--time-scale`: a thousand real seconds per virtual second.
+pub const MIN_TIME_SCALE: f64 = 0.001;
+
+/// The fastest `--time-scale`: a million virtual seconds (11.6 days) per real second.
+pub const MAX_TIME_SCALE: f64 = 1_000_000.0;
+
+/// The longest span the mock reasons about (100,000 years); anything longer means "never".
+pub const FOREVER: TimeDelta = TimeDelta::days(36_525_000);
 
 /// How virtual time relates to real time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,6 +50,72 @@ pub enum ClockMode {
     },
     /// Virtual time moves only when advanced explicitly.
     Manual,
+}
+
+impl ClockMode {
+    /// Refuses a time scale outside [`MIN_TIME_SCALE`]..=[`MAX_TIME_SCALE`] (NaN included).
+    pub fn check(self) -> Result<(), ClockError> {
+        match self {
+            Self::Scaled { factor } if !(MIN_TIME_SCALE..=MAX_TIME_SCALE).contains(&factor) => {
+                Err(ClockError::TimeScale { factor })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Why the clock refused a setting or an advance.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClockError {
+    /// `--time-scale` outside the supported range.
+    #[error(
+        "the time scale must be a number from 0.001 to 1000000 (virtual seconds per real \
+         second), not {factor}"
+    )]
+    TimeScale {
+        /// The factor given.
+        factor: f64,
+    },
+    /// The start time is outside what the clock can show.
+    #[error("the start time {epoch} is outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z")]
+    Epoch {
+        /// The start time given, RFC 3339.
+        epoch: String,
+    },
+    /// One advance of more than [`MAX_ADVANCE`].
+    #[error(
+        "an advance of {ms} ms is more than the 100 years (3155760000000 ms) one advance may \
+         move the clock; advance in smaller steps"
+    )]
+    AdvanceTooFar {
+        /// The advance asked for, in milliseconds.
+        ms: u128,
+    },
+    /// An advance that would pass [`latest`].
+    #[error(
+        "advancing {ms} ms would move the clock past 9999-12-31T23:59:59.999Z, the latest time \
+         it can show (it is now {now}); POST /_mock/reset does not rewind it: start a new mock"
+    )]
+    PastTheEnd {
+        /// The advance asked for, in milliseconds.
+        ms: u128,
+        /// Virtual time now, RFC 3339.
+        now: String,
+    },
+}
+
+/// The latest instant the clock shows: 9999-12-31T23:59:59.999Z.
+pub fn latest() -> DateTime<Utc> {
+    // 253402300799999 ms after the Unix epoch; `from_timestamp_millis` cannot fail for it.
+    DateTime::from_timestamp_millis(253_402_300_799_999).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// `t + span`, saturating at chrono's last instant instead of panicking (an expiry that far
+/// away never comes).
+pub fn after(t: DateTime<Utc>, span: TimeDelta) -> DateTime<Utc> {
+    t.checked_add_signed(span)
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 /// The mock's virtual clock; cheap to clone, all clones share one timeline.
@@ -48,7 +134,8 @@ struct Inner {
 }
 
 impl Clock {
-    /// A clock starting at `epoch` in the given mode.
+    /// A clock starting at `epoch` in the given mode. An out-of-range factor or epoch does not
+    /// panic (time saturates); [`ClockMode::check`] and the server's start-up refuse them.
     pub fn new(mode: ClockMode, epoch: DateTime<Utc>) -> Self {
         let (advanced_ms, _) = watch::channel(0);
         Self {
@@ -59,6 +146,16 @@ impl Clock {
                 advanced_ms,
             }),
         }
+    }
+
+    /// Refuses a start time the clock cannot show (before 1970 or after [`latest`]).
+    pub fn check_epoch(epoch: DateTime<Utc>) -> Result<(), ClockError> {
+        if epoch < DateTime::UNIX_EPOCH || epoch > latest() {
+            return Err(ClockError::Epoch {
+                epoch: epoch.to_rfc3339(),
+            });
+        }
+        Ok(())
     }
 
     /// A clock starting at a fixed, well-known instant, for reproducible snapshots.
@@ -73,17 +170,24 @@ impl Clock {
         self.inner.mode
     }
 
-    /// The current virtual time.
+    /// The current virtual time, never later than [`latest`].
     pub fn now(&self) -> DateTime<Utc> {
         let advanced = Duration::from_millis(*self.inner.advanced_ms.borrow());
         let elapsed = match self.inner.mode {
-            ClockMode::Scaled { factor } => self.inner.started.elapsed().mul_f64(factor),
+            ClockMode::Scaled { factor } => {
+                scaled(self.inner.started.elapsed(), factor).unwrap_or(Duration::MAX)
+            }
             ClockMode::Manual => Duration::ZERO,
         };
-        self.inner.epoch + to_chrono(elapsed + advanced)
+        elapsed
+            .checked_add(advanced)
+            .and_then(|offset| TimeDelta::from_std(offset).ok())
+            .and_then(|offset| self.inner.epoch.checked_add_signed(offset))
+            .map_or_else(latest, |now| now.min(latest()))
     }
 
-    /// Moves virtual time forward by `by` and wakes every sleeper so it can re-check its deadline.
+    /// Moves virtual time forward by `by` and wakes every sleeper so it can re-check its
+    /// deadline. Saturates at [`latest`]; [`Clock::try_advance`] refuses instead.
     pub fn advance(&self, by: Duration) {
         let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
         self.inner
@@ -91,8 +195,29 @@ impl Clock {
             .send_modify(|total| *total = total.saturating_add(ms));
     }
 
-    /// Waits until virtual time reaches `deadline`.
+    /// Moves virtual time forward by `by`, refusing more than [`MAX_ADVANCE`] at once or a move
+    /// past [`latest`]; returns the new virtual time.
+    pub fn try_advance(&self, by: Duration) -> Result<DateTime<Utc>, ClockError> {
+        let ms = by.as_millis();
+        if by > MAX_ADVANCE {
+            return Err(ClockError::AdvanceTooFar { ms });
+        }
+        let now = self.now();
+        let past_the_end = TimeDelta::from_std(by)
+            .ok()
+            .and_then(|span| now.checked_add_signed(span))
+            .is_none_or(|then| then > latest());
+        if past_the_end {
+            return Err(ClockError::PastTheEnd { ms, now: iso(now) });
+        }
+        self.advance(by);
+        Ok(self.now())
+    }
+
+    /// Waits until virtual time reaches `deadline` (forever, if it is past [`latest`]).
     pub async fn sleep_until(&self, deadline: DateTime<Utc>) {
+        /// The longest single real-time nap; the loop re-checks after it.
+        const LONGEST_NAP: Duration = Duration::from_secs(24 * 3600);
         let mut advanced = self.inner.advanced_ms.subscribe();
         loop {
             let now = self.now();
@@ -105,12 +230,12 @@ impl Clock {
                     // Round up only when the division lost precision, so a sleeper never wakes a
                     // hair early and spins, yet an exact deadline is not pushed to the next timer
                     // tick (tokio rounds any remainder up to a whole millisecond).
-                    let mut real = remaining.div_f64(factor);
-                    if real.mul_f64(factor) < remaining {
+                    let mut real = divided(remaining, factor).unwrap_or(LONGEST_NAP);
+                    if scaled(real, factor).is_some_and(|back| back < remaining) {
                         real = real.saturating_add(Duration::from_micros(1));
                     }
                     tokio::select! {
-                        () = tokio::time::sleep(real) => {}
+                        () = tokio::time::sleep(real.min(LONGEST_NAP)) => {}
                         changed = advanced.changed() => if changed.is_err() { return },
                     }
                 }
@@ -125,9 +250,25 @@ impl Clock {
 
     /// Waits for `by` of virtual time.
     pub async fn sleep(&self, by: Duration) {
-        let deadline = self.now() + to_chrono(by);
+        let deadline = after(self.now(), to_chrono(by));
         self.sleep_until(deadline).await;
     }
+}
+
+/// `d * factor`, or `None` when that is negative, not a number or too long for a `Duration`.
+fn scaled(d: Duration, factor: f64) -> Option<Duration> {
+    if factor == 1.0 {
+        return Some(d);
+    }
+    Duration::try_from_secs_f64(d.as_secs_f64() * factor).ok()
+}
+
+/// `d / factor`, or `None` when that is negative, not a number or too long for a `Duration`.
+fn divided(d: Duration, factor: f64) -> Option<Duration> {
+    if factor == 1.0 {
+        return Some(d);
+    }
+    Duration::try_from_secs_f64(d.as_secs_f64() / factor).ok()
 }
 
 impl std::fmt::Debug for Clock {
@@ -139,9 +280,10 @@ impl std::fmt::Debug for Clock {
     }
 }
 
-/// Converts a std duration to a chrono one, saturating at chrono's range.
-pub fn to_chrono(d: Duration) -> chrono::Duration {
-    chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
+/// Converts a std duration to a chrono one, saturating at [`FOREVER`], so that adding it to any
+/// time the clock shows cannot overflow.
+pub fn to_chrono(d: Duration) -> TimeDelta {
+    TimeDelta::from_std(d).map_or(FOREVER, |span| span.min(FOREVER))
 }
 
 /// Formats a virtual timestamp the way the Computer API does (`2026-10-24T00:11:18.709Z`).
@@ -194,5 +336,94 @@ mod tests {
         let real_start = Instant::now();
         clock.sleep(Duration::from_secs(120)).await;
         assert_eq!(real_start.elapsed().as_secs(), 12);
+    }
+
+    #[test]
+    fn an_advance_of_u64_max_milliseconds_is_refused_and_leaves_the_clock_alone() {
+        let clock = Clock::new(ClockMode::Manual, Clock::fixed_epoch());
+        let before = clock.now();
+        let refused = clock.try_advance(Duration::from_millis(u64::MAX));
+        assert_eq!(
+            refused,
+            Err(ClockError::AdvanceTooFar {
+                ms: u128::from(u64::MAX)
+            })
+        );
+        assert_eq!(clock.now(), before);
+    }
+
+    #[test]
+    fn an_advance_past_the_year_9999_is_refused_but_one_to_its_last_instant_is_not() {
+        let clock = Clock::new(ClockMode::Manual, Clock::fixed_epoch());
+        let to_the_end = (latest() - clock.now()).to_std().expect("positive");
+        while clock.now() + TimeDelta::from_std(MAX_ADVANCE).expect("fits") < latest() {
+            clock
+                .try_advance(MAX_ADVANCE)
+                .expect("a 100-year step fits");
+        }
+        let rest = (latest() - clock.now()).to_std().expect("positive");
+        let refused = clock.try_advance(rest + Duration::from_millis(1));
+        assert!(
+            matches!(refused, Err(ClockError::PastTheEnd { .. })),
+            "{refused:?}"
+        );
+        assert_eq!(clock.try_advance(rest), Ok(latest()));
+        assert!(to_the_end > MAX_ADVANCE);
+    }
+
+    #[test]
+    fn the_library_advance_saturates_at_the_latest_instant() {
+        let clock = Clock::new(ClockMode::Manual, Clock::fixed_epoch());
+        clock.advance(Duration::MAX);
+        clock.advance(Duration::MAX);
+        assert_eq!(clock.now(), latest());
+        assert_eq!(iso(clock.now()), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_scaled_clock_left_running_saturates_instead_of_overflowing() {
+        // The issue's measurement: a 1e12 scale panicked after 8 s. The start-up check refuses
+        // that factor; the clock itself still must not panic with it.
+        let clock = Clock::new(ClockMode::Scaled { factor: 1e12 }, Clock::fixed_epoch());
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(clock.now(), latest());
+        let fastest = Clock::new(
+            ClockMode::Scaled {
+                factor: MAX_TIME_SCALE,
+            },
+            Clock::fixed_epoch(),
+        );
+        tokio::time::sleep(Duration::from_secs(400 * 24 * 3600)).await;
+        assert_eq!(fastest.now(), latest());
+    }
+
+    #[test]
+    fn time_scales_outside_the_range_are_refused_with_their_value() {
+        for factor in [0.0, -1.0, 1e12, f64::NAN, f64::INFINITY, 0.000_1] {
+            let error = ClockMode::Scaled { factor }.check().expect_err("refused");
+            assert!(error.to_string().contains("0.001 to 1000000"), "{error}");
+        }
+        for factor in [MIN_TIME_SCALE, 1.0, 2000.0, MAX_TIME_SCALE] {
+            assert_eq!(ClockMode::Scaled { factor }.check(), Ok(()));
+        }
+        assert_eq!(ClockMode::Manual.check(), Ok(()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn sleeping_for_longer_than_forever_neither_panics_nor_wakes() {
+        let clock = Clock::new(ClockMode::Scaled { factor: 1.0 }, Clock::fixed_epoch());
+        let sleeper = tokio::spawn({
+            let clock = clock.clone();
+            async move { clock.sleep(Duration::MAX).await }
+        });
+        tokio::time::sleep(Duration::from_secs(3 * 24 * 3600)).await;
+        assert!(!sleeper.is_finished());
+        sleeper.abort();
+        assert_eq!(to_chrono(Duration::MAX), FOREVER);
+        assert_eq!(after(latest(), FOREVER) - latest(), FOREVER);
+        assert_eq!(
+            after(DateTime::<Utc>::MAX_UTC, FOREVER),
+            DateTime::<Utc>::MAX_UTC
+        );
     }
 }

@@ -23,7 +23,7 @@ use crate::world::UploadError;
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/_mock", get(index))
-        .route("/_mock/journal", get(journal))
+        .route("/_mock/journal", get(crate::journal::serve))
         .route("/_mock/clock", get(clock))
         .route("/_mock/clock/advance", post(advance))
         .route("/_mock/reset", post(reset))
@@ -90,15 +90,6 @@ async fn index(State(app): State<AppState>) -> Html<String> {
     )
 }
 
-async fn journal(State(app): State<AppState>) -> Response {
-    let mut response = app.journal().to_json_lines().into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/x-ndjson"),
-    );
-    response
-}
-
 fn clock_json(app: &AppState) -> Value {
     let clock = app.clock();
     let mode = match clock.mode() {
@@ -120,10 +111,14 @@ struct Advance {
 
 async fn advance(State(app): State<AppState>, body: Bytes) -> Response {
     match serde_json::from_slice::<Advance>(&body) {
-        Ok(Advance { ms }) => {
-            app.clock().advance(Duration::from_millis(ms));
-            axum::Json(clock_json(&app)).into_response()
-        }
+        Ok(Advance { ms }) => match app.clock().try_advance(Duration::from_millis(ms)) {
+            Ok(_) => axum::Json(clock_json(&app)).into_response(),
+            Err(refused) => (
+                StatusCode::BAD_REQUEST,
+                axum::Json(json!({"error": refused.to_string()})),
+            )
+                .into_response(),
+        },
         Err(e) => (
             StatusCode::BAD_REQUEST,
             axum::Json(json!({

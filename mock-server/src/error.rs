@@ -22,6 +22,18 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The journal file could not be opened for appending.
+    #[error("cannot open the journal file {}: {source}", path.display())]
+    JournalFile {
+        /// The file asked for.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The clock's settings are out of range (`--time-scale`, the start time).
+    #[error(transparent)]
+    Clock(#[from] crate::clock::ClockError),
     /// `--auto-consent` names an account the world does not have.
     #[error("--auto-consent {account}: no such account; the accounts are {}", known.join(", "))]
     UnknownAccount {

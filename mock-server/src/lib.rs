@@ -25,6 +25,7 @@ pub mod error;
 pub mod journal;
 mod oauth;
 pub mod scenario;
+mod serve;
 pub mod world;
 
 use std::net::SocketAddr;
@@ -41,9 +42,13 @@ pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };
 pub use error::{Error, FixtureError, FixtureErrorKind};
-pub use journal::{Exchange, Journal, SseRecord};
+pub use journal::{
+    Exchange, Journal, JournalConfig, JournalGap, JournalQuery, JournalStats, SseRecord,
+    StatusFilter, WaitError, fingerprint,
+};
 pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub use scenario::Catalog;
+pub use serve::ConnectionLimits;
 pub use world::World;
 
 use computer::engine::Engine;
@@ -75,6 +80,10 @@ pub struct Config {
     pub world: Option<PathBuf>,
     /// Account the OAuth consent page approves as at once, without showing itself (for tests).
     pub auto_consent: Option<String>,
+    /// How much the journal keeps in memory, and the file it appends to.
+    pub journal: JournalConfig,
+    /// Read timeouts and the cap on open connections (for [`MockServerBuilder::start`]).
+    pub connections: ConnectionLimits,
 }
 
 impl Default for Config {
@@ -90,6 +99,8 @@ impl Default for Config {
             epoch: None,
             auto_consent: None,
             world: None,
+            journal: JournalConfig::default(),
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -117,9 +128,16 @@ struct Shared {
 
 impl AppState {
     fn new(config: Config, base_url: String) -> Result<Self, Error> {
-        let catalog = Arc::new(Catalog::load(&config.fixtures, config.scenario.as_deref())?);
+        config.clock.check()?;
         let epoch = config.epoch.unwrap_or_else(Clock::fixed_epoch);
+        Clock::check_epoch(epoch)?;
+        let catalog = Arc::new(Catalog::load(&config.fixtures, config.scenario.as_deref())?);
         let clock = Clock::new(config.clock, epoch);
+        let journal =
+            Journal::configured(config.journal.clone()).map_err(|source| Error::JournalFile {
+                path: config.journal.file.clone().unwrap_or_default(),
+                source,
+            })?;
         let world = Arc::new(World::load(config.world.as_deref())?);
         if let Some(account) = &config.auto_consent
             && world.account(account).is_none()
@@ -141,7 +159,7 @@ impl AppState {
                 config,
                 base_url,
                 clock,
-                journal: Journal::new(),
+                journal,
                 world,
                 catalog,
                 engine,
@@ -191,10 +209,16 @@ impl AppState {
             // Agent API clients share the base URL: paths it does not serve answer in its envelope.
             .fallback(agent::unserved)
             .layer(axum::middleware::from_fn_with_state(
-                self.clone(),
-                journal::record_exchange,
+                journal::Recorder::new(self.journal().clone(), self.clock().clone()),
+                journal::record,
             ))
             .with_state(self.clone())
+    }
+}
+
+impl axum::extract::FromRef<AppState> for Journal {
+    fn from_ref(app: &AppState) -> Self {
+        app.journal().clone()
     }
 }
 
@@ -273,6 +297,18 @@ impl MockServerBuilder {
         self
     }
 
+    /// Sets how much the journal keeps and where it writes ([`JournalConfig`]).
+    pub fn journal(mut self, journal: JournalConfig) -> Self {
+        self.config.journal = journal;
+        self
+    }
+
+    /// Sets the read timeouts and the connection cap ([`ConnectionLimits`]).
+    pub fn connections(mut self, limits: ConnectionLimits) -> Self {
+        self.config.connections = limits;
+        self
+    }
+
     /// The mock as an axum [`Router`], without a socket, handing out URLs under `base_url`.
     pub fn router(self, base_url: &str) -> Result<(Router, MockHandle), Error> {
         let base = self
@@ -298,14 +334,10 @@ impl MockServerBuilder {
             source,
         })?;
         let base_url = format!("http://{address}");
+        let limits = self.config.connections;
         let (router, handle) = self.router(&base_url)?;
         let (stop, stopped) = oneshot::channel::<()>();
-        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
-            let _ = stopped.await;
-        });
-        let task = tokio::spawn(async move {
-            let _ = serve.await;
-        });
+        let task = tokio::spawn(serve::serve(listener, router, limits, stopped));
         Ok(MockServer {
             address,
             handle,

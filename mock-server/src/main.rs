@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use mock_server::{AuthMode, ClockMode, Config, MockServer, scenario::parse_duration};
+use mock_server::{
+    AuthMode, ClockMode, Config, ConnectionLimits, JournalConfig, MockServer,
+    scenario::parse_duration,
+};
 
 /// A faithful, scriptable mock of Perplexity Computer (MCP) on a virtual clock.
 #[derive(Debug, Parser)]
@@ -21,8 +24,8 @@ struct Cli {
     /// Scenario for conversations that name none (`#name`) and match none (default `complete`).
     #[arg(long, value_name = "NAME")]
     scenario: Option<String>,
-    /// Run virtual time this many times faster than real time.
-    #[arg(long, value_name = "F", conflicts_with = "manual_clock", value_parser = positive_float)]
+    /// Run virtual time this many times faster than real time (0.001 to 1000000).
+    #[arg(long, value_name = "F", conflicts_with = "manual_clock", value_parser = time_scale)]
     time_scale: Option<f64>,
     /// Move virtual time only through `POST /_mock/clock/advance`.
     #[arg(long)]
@@ -42,15 +45,66 @@ struct Cli {
     /// Approve the OAuth consent page at once as this account (`alice` or `bob`), for tests.
     #[arg(long, value_name = "ACCOUNT")]
     auto_consent: Option<String>,
+    /// Most exchanges the journal keeps in memory; the oldest are dropped first.
+    #[arg(long, value_name = "N", default_value_t = JournalConfig::default().max_exchanges)]
+    journal_max_exchanges: usize,
+    /// Most bytes the journal keeps in memory (e.g. 256MiB, 1GiB, 500000).
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = size)]
+    journal_max_bytes: usize,
+    /// Most bytes kept of each request and response body (the full length is noted).
+    #[arg(long, value_name = "SIZE", default_value = "64KiB", value_parser = size)]
+    journal_max_body: usize,
+    /// Keep no journal in memory (a --journal-file still gets every exchange).
+    #[arg(long)]
+    no_journal: bool,
+    /// Append every finished exchange to this file as one JSON line.
+    #[arg(long, value_name = "PATH")]
+    journal_file: Option<PathBuf>,
+    /// Close a connection whose request headers take longer than this (0 turns it off).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    header_read_timeout: Duration,
+    /// Answer 408 when a request body pauses longer than this (0 turns it off).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    body_read_timeout: Duration,
+    /// Most connections served at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value = "512",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
 }
 
-fn positive_float(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(f) if f > 0.0 && f.is_finite() => Ok(f),
-        _ => Err(format!(
-            "`{text}` is not a positive number, for example 10 or 0.5"
-        )),
-    }
+fn time_scale(text: &str) -> Result<f64, String> {
+    let factor = text
+        .parse::<f64>()
+        .map_err(|_| format!("`{text}` is not a number, for example 10 or 0.5"))?;
+    ClockMode::Scaled { factor }
+        .check()
+        .map(|()| factor)
+        .map_err(|e| e.to_string())
+}
+
+/// A size in bytes: a whole number, optionally followed by KiB, MiB or GiB.
+fn size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let unit_size: usize = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        other => {
+            return Err(format!(
+                "`{text}` has unknown unit `{other}`: use a number of bytes, or KiB, MiB or GiB"
+            ));
+        }
+    };
+    number
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit_size))
+        .ok_or_else(|| format!("`{text}` is not a size, for example 64KiB or 256MiB"))
 }
 
 fn duration(text: &str) -> Result<Duration, String> {
@@ -81,6 +135,21 @@ async fn main() -> ExitCode {
         epoch: Some(chrono::Utc::now()),
         auto_consent: cli.auto_consent.clone(),
         world: cli.world,
+        journal: JournalConfig {
+            max_exchanges: if cli.no_journal {
+                0
+            } else {
+                cli.journal_max_exchanges
+            },
+            max_bytes: cli.journal_max_bytes,
+            max_body_bytes: cli.journal_max_body,
+            file: cli.journal_file,
+        },
+        connections: ConnectionLimits {
+            header_read_timeout: cli.header_read_timeout,
+            body_read_timeout: cli.body_read_timeout,
+            max_connections: usize::try_from(cli.max_connections).unwrap_or(usize::MAX),
+        },
     };
     let server = match MockServer::builder().config(config).start().await {
         Ok(server) => server,
@@ -138,4 +207,35 @@ fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode, auto_cons
         }
     }
     let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_default_to_the_library_defaults() {
+        let cli = Cli::parse_from(["mock-server"]);
+        let journal = JournalConfig::default();
+        assert_eq!(cli.journal_max_exchanges, journal.max_exchanges);
+        assert_eq!(cli.journal_max_bytes, journal.max_bytes);
+        assert_eq!(cli.journal_max_body, journal.max_body_bytes);
+        let limits = ConnectionLimits::default();
+        assert_eq!(cli.header_read_timeout, limits.header_read_timeout);
+        assert_eq!(cli.body_read_timeout, limits.body_read_timeout);
+        assert_eq!(
+            usize::try_from(cli.max_connections),
+            Ok(limits.max_connections)
+        );
+    }
+
+    #[test]
+    fn sizes_take_bytes_and_binary_units() {
+        assert_eq!(size("500"), Ok(500));
+        assert_eq!(size("64KiB"), Ok(65_536));
+        assert_eq!(size("256MiB"), Ok(256 << 20));
+        assert!(size("12 parsecs").is_err());
+        assert!(time_scale("1e12").is_err_and(|e| e.contains("0.001 to 1000000")));
+        assert_eq!(time_scale("2000"), Ok(2000.0));
+    }
 }

@@ -11,7 +11,7 @@
 //! `--auth none` serves everyone as `alice`.
 
 mod authorize;
-mod encoding;
+pub(crate) mod encoding;
 mod error;
 mod metadata;
 mod register;

@@ -99,7 +99,11 @@ async fn discovery_lists_the_remote_servers_tools_with_their_annotations() {
     );
     let list = &rpc(&remote, "tools/list")[0];
     assert_eq!(list.status, 200);
-    assert_eq!(list.request_headers["authorization"], "Bearer [redacted]");
+    // The journal shows which token was sent by its fingerprint, never the token.
+    assert_eq!(
+        list.request_headers["authorization"],
+        format!("Bearer {}", mock_server::fingerprint("alice-dev-token"))
+    );
 }
 
 #[tokio::test(start_paused = true)]

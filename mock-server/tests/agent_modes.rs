@@ -197,7 +197,10 @@ async fn every_agent_exchange_is_journaled_with_its_stream_events() {
         .expect("create journaled");
     assert_eq!(create.request_body, request);
     assert_eq!(create.status, 200);
-    assert_eq!(create.request_headers["authorization"], "Bearer [redacted]");
+    assert_eq!(
+        create.request_headers["authorization"],
+        format!("Bearer {}", mock_server::fingerprint(ALICE))
+    );
     let journaled: Vec<Value> = create.sse_events.iter().map(|e| e.data.clone()).collect();
     assert_eq!(journaled, reply.events);
     let get = exchanges

@@ -38,7 +38,8 @@ async fn the_journal_lists_exchanges_as_json_lines_with_redacted_credentials() {
             assert!(line.get(field).is_some(), "{field} in {line}");
         }
         assert_eq!(
-            line["request_headers"]["authorization"], "Bearer [redacted]",
+            line["request_headers"]["authorization"],
+            format!("Bearer {}", mock_server::fingerprint("alice-dev-token")),
             "{line}"
         );
     }

@@ -178,7 +178,7 @@ impl Store {
             id.clone(),
             Pending {
                 grant,
-                expires_at: now + CONSENT_TTL,
+                expires_at: crate::clock::after(now, CONSENT_TTL),
             },
         );
         id
@@ -198,7 +198,7 @@ impl Store {
             Code {
                 grant,
                 account: account.to_owned(),
-                expires_at: now + CODE_TTL,
+                expires_at: crate::clock::after(now, CODE_TTL),
                 used_by_family: None,
             },
         );
@@ -239,7 +239,7 @@ impl Store {
             AccessToken {
                 account: account.to_owned(),
                 resource: resource.to_owned(),
-                expires_at: now + ACCESS_TOKEN_TTL,
+                expires_at: crate::clock::after(now, ACCESS_TOKEN_TTL),
                 family: family.to_owned(),
                 revoked: false,
             },
@@ -251,7 +251,7 @@ impl Store {
                 account: account.to_owned(),
                 scope: scope.to_owned(),
                 resource: resource.to_owned(),
-                expires_at: now + REFRESH_TOKEN_TTL,
+                expires_at: crate::clock::after(now, REFRESH_TOKEN_TTL),
                 family: family.to_owned(),
                 used: false,
                 revoked: false,

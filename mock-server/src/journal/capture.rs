@@ -1,0 +1,290 @@
+//! Capturing a response as it goes out: its head at once, its body as it is sent (the first
+//! bytes up to the per-body cap, every SSE frame that fits), and the record finished when the
+//! body ends or the client leaves.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::{Body as _, Frame, SizeHint};
+
+use super::store::{Journal, Ticket};
+use super::stored::{Record, StoredBody, StoredHeaders};
+use crate::clock::Clock;
+
+/// An exchange still open in the journal; finishes it (as it stands) when dropped, so a
+/// request whose client left still reaches the journal file.
+pub(crate) struct Open {
+    journal: Journal,
+    clock: Clock,
+    ticket: Option<Ticket>,
+}
+
+impl Open {
+    /// Opens `record` in the journal.
+    pub(crate) fn new(journal: Journal, clock: Clock, record: Record) -> Self {
+        let ticket = Some(journal.open(record));
+        Self {
+            journal,
+            clock,
+            ticket,
+        }
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Record)) {
+        if let Some(ticket) = self.ticket {
+            self.journal.update(ticket, change);
+        }
+    }
+
+    fn finish(mut self, change: impl FnOnce(&mut Record)) {
+        if let Some(ticket) = self.ticket.take() {
+            self.journal.finish(ticket, change);
+        }
+    }
+
+    /// Records `response` and hands it on: a body of known size at once, a stream as it goes.
+    pub(crate) async fn respond(self, response: Response) -> Response {
+        let (parts, body) = response.into_parts();
+        let status = parts.status.as_u16();
+        let headers = StoredHeaders::pack(&parts.headers);
+        let responded_at = self.clock.now();
+        let head = move |record: &mut Record| {
+            record.status = status;
+            record.response_headers = headers;
+            record.virtual_responded_at = responded_at;
+        };
+        let cap = self.journal.config().max_body_bytes;
+        let events = StoredHeaders::is_event_stream(&parts.headers);
+        if !events && body.size_hint().exact().is_some() {
+            // A body of known size is already in memory: keep it with the head in one change,
+            // so a reader never sees the status without the body.
+            let bytes = body
+                .collect()
+                .await
+                .map(|collected| collected.to_bytes())
+                .unwrap_or_default();
+            self.finish(|record| {
+                head(record);
+                record.response_body = StoredBody::capture(&bytes, cap);
+            });
+            return Response::from_parts(parts, Body::from(bytes));
+        }
+        self.update(head);
+        let capture = if events {
+            Capture::Events {
+                pending: BytesMut::new(),
+                budget: cap,
+                counting: false,
+                last_newline: false,
+            }
+        } else {
+            Capture::Bytes {
+                kept: BytesMut::new(),
+                length: 0,
+            }
+        };
+        let tee = Tee {
+            inner: body,
+            open: Some(self),
+            capture,
+            cap,
+        };
+        Response::from_parts(parts, Body::new(tee))
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.journal.finish(ticket, |_| {});
+        }
+    }
+}
+
+/// What a streamed body has given so far.
+enum Capture {
+    /// SSE: frames not yet ended by a blank line, and how much of the cap is left.
+    Events {
+        pending: BytesMut,
+        budget: usize,
+        /// The cap was reached: frames are only counted now.
+        counting: bool,
+        last_newline: bool,
+    },
+    /// Anything else: the first bytes and the full length.
+    Bytes { kept: BytesMut, length: u64 },
+}
+
+/// A response body that records what passes through it.
+struct Tee {
+    inner: Body,
+    open: Option<Open>,
+    capture: Capture,
+    cap: usize,
+}
+
+impl Tee {
+    fn observe(&mut self, data: &Bytes) {
+        let Some(open) = &self.open else {
+            return;
+        };
+        let sent = u64::try_from(data.len()).unwrap_or(u64::MAX);
+        match &mut self.capture {
+            Capture::Bytes { kept, length } => {
+                *length = length.saturating_add(sent);
+                let room = self.cap.saturating_sub(kept.len());
+                kept.extend_from_slice(&data[..data.len().min(room)]);
+            }
+            Capture::Events {
+                pending,
+                budget,
+                counting,
+                last_newline,
+            } => {
+                let mut frames = Vec::new();
+                let mut uncounted = 0;
+                if *counting {
+                    uncounted = count_frame_ends(data, last_newline);
+                } else {
+                    pending.extend_from_slice(data);
+                    while let Some(end) = find_frame_end(pending) {
+                        let frame = pending.split_to(end + 2);
+                        if has_data(&frame[..end]) {
+                            // A copy: a slice would keep the whole read buffer alive.
+                            frames.push(Bytes::copy_from_slice(&frame[..end]));
+                        }
+                    }
+                    let kept: usize = frames.iter().map(Bytes::len).sum();
+                    *budget = budget.saturating_sub(kept);
+                    if pending.len() > *budget {
+                        // The frame in progress cannot fit any more: stop buffering and only
+                        // count frame ends from here (its own end included).
+                        *counting = true;
+                        *last_newline = pending.last() == Some(&b'\n');
+                        *pending = BytesMut::new();
+                    }
+                }
+                let now = open.clock.now();
+                let cap = self.cap;
+                open.update(|record| {
+                    record.stream_length = record.stream_length.saturating_add(sent);
+                    for frame in frames {
+                        record.push_event(frame, now, cap);
+                    }
+                    record.events_dropped += uncounted;
+                });
+            }
+        }
+    }
+
+    fn end(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        match &mut self.capture {
+            Capture::Bytes { kept, length } => {
+                let kept = std::mem::take(kept).freeze();
+                let length = *length;
+                open.finish(|record| {
+                    record.response_body = if length == 0 {
+                        StoredBody::Empty
+                    } else {
+                        StoredBody::Bytes { kept, length }
+                    };
+                });
+            }
+            Capture::Events { .. } => open.finish(|_| {}),
+        }
+    }
+}
+
+/// Where the first blank line (`\n\n`) starts.
+fn find_frame_end(buffer: &[u8]) -> Option<usize> {
+    buffer.windows(2).position(|w| w == b"\n\n")
+}
+
+/// How many frames end in `data`, given whether the bytes before it ended with a newline.
+fn count_frame_ends(data: &[u8], last_newline: &mut bool) -> u64 {
+    let mut ends = 0;
+    for &byte in data {
+        if byte == b'\n' && *last_newline {
+            ends += 1;
+            *last_newline = false;
+        } else {
+            *last_newline = byte == b'\n';
+        }
+    }
+    ends
+}
+
+/// Whether a frame carries a `data:` line (comments and keep-alives are not events).
+fn has_data(frame: &[u8]) -> bool {
+    frame.starts_with(b"data:") || frame.windows(6).any(|w| w == b"\ndata:")
+}
+
+impl hyper::body::Body for Tee {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.observe(data);
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(other) => {
+                this.end();
+                Poll::Ready(other)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for Tee {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_ends_are_counted_across_chunks() {
+        let mut last_newline = false;
+        assert_eq!(count_frame_ends(b"data: 1\n", &mut last_newline), 0);
+        assert_eq!(
+            count_frame_ends(b"\ndata: 2\n\ndata:", &mut last_newline),
+            2
+        );
+        assert_eq!(count_frame_ends(b" 3\n\n\n", &mut last_newline), 1);
+    }
+
+    #[test]
+    fn only_frames_with_data_are_events() {
+        assert!(has_data(b"data: {}"));
+        assert!(has_data(b"event: message\ndata: {}"));
+        assert!(!has_data(b": keep-alive"));
+        assert_eq!(find_frame_end(b"data: 1\n\ndata: 2"), Some(7));
+    }
+}

@@ -1,0 +1,305 @@
+//! Credentials never leave the journal: wherever it is shown or written, each one becomes a
+//! [`fingerprint`], the same for the same secret and different for different ones, so a reader
+//! can tell which token was used without being able to use it.
+//!
+//! What counts as a credential:
+//! - the `Authorization` and `Proxy-Authorization` headers (the scheme stays readable), and
+//!   `X-Api-Key`, everywhere;
+//! - on the OAuth token endpoint, the request's `code`, `code_verifier`, `refresh_token`,
+//!   `access_token`, `client_secret` and assertions (form-encoded or JSON), and the answer's
+//!   `access_token`, `refresh_token` and `id_token`;
+//! - on the registration endpoint, the `client_secret` it hands out;
+//! - on the authorization endpoint, the `code` in the redirect's `Location`;
+//! - on the Agent API, each tool's `authorization` and every value of its `headers` (the `mcp`
+//!   tool's credentials for a third-party server);
+//! - an `access_token` query parameter anywhere.
+//!
+//! A custom connector's key never appears in an exchange the mock receives except as the
+//! `Authorization` header of the call the mock makes to that server (journaled by the server
+//! it reaches, when that is a mock too), which the first rule covers.
+
+use serde_json::Value;
+
+use crate::oauth::{AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH};
+
+/// What a credential is shown as: `redacted:` and the first 12 hex digits of its SHA-256.
+///
+/// Tests and rules that need to know which token a client sent compare fingerprints:
+/// `assert_eq!(e.request_headers["authorization"], format!("Bearer {}", fingerprint(token)))`.
+pub fn fingerprint(secret: &str) -> String {
+    let digest = crate::oauth::encoding::sha256(secret.as_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("redacted:{hex}")
+}
+
+/// Request fields of the token endpoint that are credentials.
+const TOKEN_REQUEST_SECRETS: &[&str] = &[
+    "code",
+    "code_verifier",
+    "refresh_token",
+    "access_token",
+    "client_secret",
+    "assertion",
+    "client_assertion",
+    "subject_token",
+    "actor_token",
+    "password",
+];
+
+/// Answer fields of the token endpoint that are credentials.
+const TOKEN_ANSWER_SECRETS: &[&str] = &["access_token", "refresh_token", "id_token"];
+
+/// Answer fields of the registration endpoint that are credentials.
+const REGISTER_SECRETS: &[&str] = &["client_secret", "registration_access_token"];
+
+/// A header as shown: credentials fingerprinted, anything else as (lossy) text.
+pub(crate) fn header(path: &str, name: &str, value: &[u8]) -> String {
+    let text = String::from_utf8_lossy(value);
+    match name {
+        "authorization" | "proxy-authorization" => match text.split_once(' ') {
+            // Keep the scheme so a reader can tell a bearer token from HTTP Basic.
+            Some((scheme, credential)) => format!("{scheme} {}", fingerprint(credential.trim())),
+            None => fingerprint(&text),
+        },
+        "x-api-key" => fingerprint(&text),
+        "location" if path == AUTHORIZE_PATH => url_params(&text, &["code"]),
+        _ => text.into_owned(),
+    }
+}
+
+/// A query string as shown.
+pub(crate) fn query(path: &str, query: &str) -> String {
+    if path == TOKEN_PATH {
+        form(query, TOKEN_REQUEST_SECRETS)
+    } else {
+        form(query, &["access_token"])
+    }
+}
+
+/// A request body as shown, parsed as JSON.
+pub(crate) fn request_json(path: &str, body: &mut Value) {
+    if path == TOKEN_PATH {
+        fields(body, TOKEN_REQUEST_SECRETS);
+    } else if crate::agent::is_agent_path(path) {
+        agent_tools(body);
+    }
+}
+
+/// A request body as shown, when it is not JSON (a form, or text).
+pub(crate) fn request_text(path: &str, body: &str) -> String {
+    if path == TOKEN_PATH {
+        form(body, TOKEN_REQUEST_SECRETS)
+    } else {
+        body.to_owned()
+    }
+}
+
+/// A response body (or one SSE event's data) as shown, parsed as JSON.
+pub(crate) fn response_json(path: &str, body: &mut Value) {
+    if path == TOKEN_PATH {
+        fields(body, TOKEN_ANSWER_SECRETS);
+    } else if path == REGISTER_PATH {
+        fields(body, REGISTER_SECRETS);
+    } else if crate::agent::is_agent_path(path) {
+        // The mock never echoes these, but a response object is shaped like a request.
+        agent_tools(body);
+        if let Some(response) = body.get_mut("response") {
+            agent_tools(response);
+        }
+    }
+}
+
+/// Fingerprints the string values of `keys` in a JSON object.
+fn fields(body: &mut Value, keys: &[&str]) {
+    let Some(map) = body.as_object_mut() else {
+        return;
+    };
+    for key in keys {
+        if let Some(value) = map.get_mut(*key) {
+            secret(value);
+        }
+    }
+}
+
+/// Fingerprints each tool's `authorization` and `headers` values.
+fn agent_tools(body: &mut Value) {
+    let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+        if let Some(value) = tool.get_mut("authorization") {
+            secret(value);
+        }
+        if let Some(headers) = tool.get_mut("headers").and_then(Value::as_object_mut) {
+            headers.values_mut().for_each(secret);
+        }
+    }
+}
+
+/// Replaces one value by its fingerprint (a non-string by the fingerprint of its JSON text).
+fn secret(value: &mut Value) {
+    let shown = match &*value {
+        Value::Null => return,
+        Value::String(text) => fingerprint(text),
+        other => fingerprint(&other.to_string()),
+    };
+    *value = Value::String(shown);
+}
+
+/// The query parameters of a URL, with `keys` fingerprinted.
+fn url_params(url: &str, keys: &[&str]) -> String {
+    match url.split_once('?') {
+        Some((base, params)) => format!("{base}?{}", form(params, keys)),
+        None => url.to_owned(),
+    }
+}
+
+/// A form-encoded string (`a=1&b=2`) with the values of `keys` fingerprinted, the rest as sent.
+fn form(text: &str, keys: &[&str]) -> String {
+    text.split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if keys.contains(&percent_decode(name).as_str()) => {
+                format!("{name}={}", fingerprint(&percent_decode(value)))
+            }
+            _ => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Decodes `+` and `%XX` as a form does (a bad escape stays as it is).
+pub(crate) fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (escaped, bytes[i]) {
+            (Some(byte), _) => {
+                out.push(byte);
+                i += 3;
+            }
+            (None, b'+') => {
+                out.push(b' ');
+                i += 1;
+            }
+            (None, other) => {
+                out.push(other);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_fingerprint_is_stable_and_tells_two_secrets_apart() {
+        assert_eq!(
+            fingerprint("alice-dev-token"),
+            fingerprint("alice-dev-token")
+        );
+        assert_ne!(fingerprint("alice-dev-token"), fingerprint("bob-dev-token"));
+        let shown = fingerprint("alice-dev-token");
+        assert!(
+            shown.starts_with("redacted:") && shown.len() == 21,
+            "{shown}"
+        );
+        assert!(!shown.contains("alice"));
+    }
+
+    #[test]
+    fn authorization_keeps_its_scheme_and_loses_its_credential() {
+        assert_eq!(
+            header("/x", "authorization", b"Bearer alice-dev-token"),
+            format!("Bearer {}", fingerprint("alice-dev-token"))
+        );
+        assert_eq!(
+            header("/x", "authorization", b"opaque"),
+            fingerprint("opaque")
+        );
+        assert_eq!(header("/x", "x-api-key", b"k1"), fingerprint("k1"));
+        assert_eq!(header("/x", "content-type", b"text/plain"), "text/plain");
+    }
+
+    #[test]
+    fn the_code_in_an_authorization_redirect_is_fingerprinted() {
+        let shown = header(
+            AUTHORIZE_PATH,
+            "location",
+            b"http://127.0.0.1:9/cb?code=c0de&state=s%201&iss=http%3A%2F%2Fh",
+        );
+        assert_eq!(
+            shown,
+            format!(
+                "http://127.0.0.1:9/cb?code={}&state=s%201&iss=http%3A%2F%2Fh",
+                fingerprint("c0de")
+            )
+        );
+        // Elsewhere a Location is just a URL.
+        assert_eq!(header("/x", "location", b"/a?code=1"), "/a?code=1");
+    }
+
+    #[test]
+    fn token_requests_are_redacted_as_forms_and_as_json() {
+        let form_body = "grant_type=authorization_code&code=abc&code_verifier=v%2Bw&redirect_uri=x";
+        assert_eq!(
+            request_text(TOKEN_PATH, form_body),
+            format!(
+                "grant_type=authorization_code&code={}&code_verifier={}&redirect_uri=x",
+                fingerprint("abc"),
+                fingerprint("v+w")
+            )
+        );
+        let mut json_body =
+            json!({"grant_type": "refresh_token", "refresh_token": "r1", "client_secret": "s"});
+        request_json(TOKEN_PATH, &mut json_body);
+        assert_eq!(
+            json_body,
+            json!({"grant_type": "refresh_token", "refresh_token": fingerprint("r1"), "client_secret": fingerprint("s")})
+        );
+        let mut answer = json!({"access_token": "a", "refresh_token": "r", "token_type": "Bearer", "expires_in": 3600});
+        response_json(TOKEN_PATH, &mut answer);
+        assert_eq!(answer["access_token"], fingerprint("a"));
+        assert_eq!(answer["refresh_token"], fingerprint("r"));
+        assert_eq!(answer["token_type"], "Bearer");
+        assert_eq!(answer["expires_in"], 3600);
+    }
+
+    #[test]
+    fn agent_tools_lose_their_authorization_and_header_values() {
+        let mut body = json!({"input": "hi", "tools": [
+            {"type": "mcp", "server_label": "gh", "server_url": "https://x", "authorization": "ghp_1",
+             "headers": {"X-Token": "t2", "X-Trace": "t3"}},
+            {"type": "web_search"},
+        ]});
+        request_json("/v1/responses", &mut body);
+        assert_eq!(body["tools"][0]["authorization"], fingerprint("ghp_1"));
+        assert_eq!(body["tools"][0]["headers"]["X-Token"], fingerprint("t2"));
+        assert_eq!(body["tools"][0]["headers"]["X-Trace"], fingerprint("t3"));
+        assert_eq!(body["tools"][0]["server_url"], "https://x");
+        assert_eq!(body["tools"][1], json!({"type": "web_search"}));
+        // The same keys elsewhere are not touched.
+        let mut other = json!({"tools": [{"authorization": "kept"}]});
+        request_json(crate::oauth::MCP_PATH, &mut other);
+        assert_eq!(other["tools"][0]["authorization"], "kept");
+    }
+
+    #[test]
+    fn an_access_token_in_a_query_string_is_fingerprinted() {
+        assert_eq!(
+            query("/rest/computer/mcp", "a=1&access_token=t&b=2"),
+            format!("a=1&access_token={}&b=2", fingerprint("t"))
+        );
+        assert_eq!(percent_decode("a%2"), "a%2");
+        assert_eq!(percent_decode("%41+b"), "A b");
+    }
+}

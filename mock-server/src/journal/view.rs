@@ -1,0 +1,117 @@
+//! Reading a record: its bytes parsed into the public [`Exchange`], credentials fingerprinted.
+//! This is the only place the journal parses a body, and it runs only when someone reads.
+
+use serde_json::{Map, Value, json};
+
+use super::exchange::{Exchange, SseRecord};
+use super::redact;
+use super::stored::{Record, StoredBody, StoredHeaders};
+
+/// Which side of the exchange a body is on (they are redacted differently).
+#[derive(Clone, Copy)]
+enum Side {
+    Request,
+    Response,
+}
+
+/// The public view of a record.
+pub(crate) fn exchange(record: &Record) -> Exchange {
+    let path = record.path.as_str();
+    let (request_body, request_body_length, request_body_truncated) =
+        body(path, &record.request_body, Side::Request);
+    let (mut response_body, mut response_body_length, response_body_truncated) =
+        body(path, &record.response_body, Side::Response);
+    let sse_events: Vec<SseRecord> = record
+        .events
+        .iter()
+        .map(|event| SseRecord {
+            data: event_data(path, &event.frame),
+            virtual_time: event.virtual_time,
+        })
+        .collect();
+    if record.stream_length > 0 {
+        response_body = Value::Null;
+        response_body_length = record.stream_length;
+    }
+    Exchange {
+        seq: record.seq,
+        method: record.method.to_string(),
+        path: record.path.clone(),
+        query: record.query.as_deref().map(|q| redact::query(path, q)),
+        request_headers: headers(path, &record.request_headers),
+        request_body,
+        request_body_length,
+        request_body_truncated,
+        status: record.status,
+        response_headers: headers(path, &record.response_headers),
+        response_body,
+        response_body_length,
+        response_body_truncated,
+        sse_events,
+        sse_events_dropped: record.events_dropped,
+        virtual_time: record.virtual_time,
+        real_time: record.real_time,
+        virtual_responded_at: record.virtual_responded_at,
+    }
+}
+
+/// Headers as a JSON object; a repeated header keeps its last value, as before.
+fn headers(path: &str, stored: &StoredHeaders) -> Map<String, Value> {
+    stored
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.to_owned(),
+                Value::String(redact::header(path, name, value)),
+            )
+        })
+        .collect()
+}
+
+/// A body's value, full length and whether it was cut.
+fn body(path: &str, stored: &StoredBody, side: Side) -> (Value, u64, bool) {
+    match stored {
+        StoredBody::Empty => (Value::Null, 0, false),
+        StoredBody::Upload { declared } => (
+            json!({"multipart_bytes": declared}),
+            declared.unwrap_or(0),
+            false,
+        ),
+        StoredBody::Bytes { kept, length } => {
+            let truncated = u64::try_from(kept.len()).unwrap_or(u64::MAX) < *length;
+            (parsed(path, kept, side), *length, truncated)
+        }
+    }
+}
+
+/// JSON when the bytes parse, else the text; redacted either way.
+fn parsed(path: &str, bytes: &[u8], side: Side) -> Value {
+    if bytes.is_empty() {
+        return Value::Null;
+    }
+    match (serde_json::from_slice::<Value>(bytes), side) {
+        (Ok(mut value), Side::Request) => {
+            redact::request_json(path, &mut value);
+            value
+        }
+        (Ok(mut value), Side::Response) => {
+            redact::response_json(path, &mut value);
+            value
+        }
+        (Err(_), Side::Request) => {
+            Value::String(redact::request_text(path, &String::from_utf8_lossy(bytes)))
+        }
+        (Err(_), Side::Response) => Value::String(String::from_utf8_lossy(bytes).into_owned()),
+    }
+}
+
+/// The `data:` lines of an SSE frame, joined and parsed.
+fn event_data(path: &str, frame: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(frame);
+    let data: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|d| d.strip_prefix(' ').unwrap_or(d))
+        .collect();
+    parsed(path, data.join("\n").as_bytes(), Side::Response)
+}
