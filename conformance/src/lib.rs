@@ -23,5 +23,6 @@ pub mod reference_client;
 pub mod report;
 pub mod rules;
 pub mod runner;
+pub mod transcript;
 
 pub use error::Error;

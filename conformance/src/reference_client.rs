@@ -478,7 +478,7 @@ impl Client {
                             "complete" | "error" | "cancelled" | "access_denied"
                         )
                     } else {
-                        crate::rules::terminal(&status)
+                        crate::transcript::terminal(&status)
                     };
                     if finished {
                         self.show(
@@ -519,7 +519,7 @@ impl Client {
                 .pointer("/web_state/task_status")
                 .and_then(Value::as_str)
                 .unwrap_or("working");
-            if crate::rules::terminal(status) {
+            if crate::transcript::terminal(status) {
                 let mut done = read.clone();
                 done["event"] = json!("complete");
                 done["task_status"] = json!(status);
@@ -679,7 +679,7 @@ impl Client {
             let status = read
                 .pointer("/web_state/task_status")
                 .and_then(Value::as_str);
-            if status.is_some_and(crate::rules::terminal) {
+            if status.is_some_and(crate::transcript::terminal) {
                 self.show("final", &read).await?;
                 return Ok(Settled {
                     thread: Some(thread.to_owned()),

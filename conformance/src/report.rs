@@ -36,8 +36,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::Error;
-use crate::rules::{Level, Outcome, Rule, Transcript, UNAVAILABLE_FAMILIES};
-use crate::runner::{RunResult, TargetOutcome, describe_exchange, status_of};
+use crate::rules::{Level, Outcome, Rule, UNAVAILABLE_FAMILIES};
+use crate::runner::{RunResult, TargetOutcome, status_of};
+use crate::transcript::{Transcript, describe_exchange};
 
 /// The id of the JSON format.
 pub const JSON_FORMAT: &str = "conformance-report/1";

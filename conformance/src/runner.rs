@@ -18,7 +18,8 @@ use tokio::io::AsyncReadExt;
 
 use crate::Error;
 use crate::report::{Check, Status};
-use crate::rules::{self, Outcome, Transcript};
+use crate::rules::{self, Outcome};
+use crate::transcript::Transcript;
 pub use fixtures::TASK_POLL_INTERVAL_MS;
 pub use suite::{Era, Flow, SCENARIOS, ScenarioSpec};
 pub use user::{USER_PATH, UserChannel};
@@ -502,31 +503,6 @@ pub async fn run_target(
     let tail: Vec<&str> = text.lines().rev().take(5).collect();
     outcome.stderr_tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
     (outcome, stdout, stderr)
-}
-
-/// A one-line description of an exchange, for evidence.
-pub fn describe_exchange(t: &Transcript, seq: usize) -> String {
-    if let Some(c) = t.calls.iter().find(|c| c.seq == seq) {
-        return c.describe();
-    }
-    let Some(e) = t.exchanges.iter().find(|e| e.seq == seq) else {
-        return format!("#{seq}");
-    };
-    let what = e
-        .request_body
-        .get("method")
-        .and_then(Value::as_str)
-        .map(|m| format!(" {m}"))
-        .unwrap_or_default();
-    let query = e
-        .query
-        .as_ref()
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
-    format!(
-        "#{seq} {} {}{query}{what} -> {}",
-        e.method, e.path, e.status
-    )
 }
 
 /// The outcome as a check status for a rule of `level`.

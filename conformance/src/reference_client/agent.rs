@@ -338,7 +338,7 @@ impl Agent {
                 Ok(r) => r,
                 Err(text) => return Ok(Err(text)),
             };
-            if crate::rules::terminal(str_field(&current, "status"))
+            if crate::transcript::terminal(str_field(&current, "status"))
                 || str_field(&current, "status") == "incomplete"
             {
                 return Ok(Ok(current));

@@ -604,7 +604,7 @@ impl Modern {
             .to_owned();
         let mut last = task.clone();
         let mut polls = 0;
-        while !crate::rules::terminal(&status) && status != "input_required" {
+        while !crate::transcript::terminal(&status) && status != "input_required" {
             polls += 1;
             if polls > MAX_POLLS {
                 return Err(ClientError::Protocol {

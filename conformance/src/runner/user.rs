@@ -26,7 +26,7 @@ use axum::routing::{get, post};
 use mock_server::{Clock, Journal};
 use serde_json::{Value, json};
 
-use crate::rules::UserRecord;
+use crate::transcript::UserRecord;
 
 /// Where the user channel lives on the mock's port.
 pub const USER_PATH: &str = "/_conformance/user";
