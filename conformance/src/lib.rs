@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod check;
 pub mod error;
 pub mod reference_client;
 pub mod report;

@@ -32,183 +32,16 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::Error;
-use crate::rules::{Level, Outcome, Rule, UNAVAILABLE_FAMILIES};
-use crate::runner::{RunResult, TargetOutcome, status_of};
-use crate::transcript::{Transcript, describe_exchange};
+use crate::check::RunResult;
+pub use crate::check::{Check, Doc, Evidence, Status, TARGET_RULE};
+use crate::error::Error;
+use crate::rules::UNAVAILABLE_FAMILIES;
 
 /// The id of the JSON format.
 pub const JSON_FORMAT: &str = "conformance-report/1";
-/// The rule id of the check on the target process itself.
-pub const TARGET_RULE: &str = "target.exit";
-
-/// A check's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Status {
-    /// The rule held.
-    Success,
-    /// A MUST rule was broken, or its observation never happened.
-    Failure,
-    /// A SHOULD rule was broken.
-    Warning,
-    /// Not checked.
-    Skipped,
-    /// Information only.
-    Info,
-}
-
-/// The document passage a check comes from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Doc {
-    /// The document.
-    pub document: String,
-    /// Its section.
-    pub section: String,
-    /// The passage, quoted.
-    pub quote: String,
-}
-
-/// An exchange a check points at.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// Journal sequence number.
-    pub seq: usize,
-    /// What it was.
-    pub exchange: String,
-}
-
-/// One check: a rule judged in one scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
-    /// `scenario:rule`.
-    pub id: String,
-    /// The rule id.
-    pub rule: String,
-    /// MUST or SHOULD.
-    pub level: Level,
-    /// The verdict.
-    pub status: Status,
-    /// The scenario.
-    pub scenario: String,
-    /// Where the rule comes from.
-    pub doc: Doc,
-    /// What was observed, in a sentence.
-    pub details: String,
-    /// The offending exchanges.
-    pub evidence: Vec<Evidence>,
-}
-
-impl<'de> Deserialize<'de> for Level {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "MUST" => Ok(Level::Must),
-            "SHOULD" => Ok(Level::Should),
-            other => Err(serde::de::Error::custom(format!("unknown level {other}"))),
-        }
-    }
-}
-
-impl Check {
-    /// The check for `rule` from its outcome.
-    pub fn from_outcome(rule: &Rule, scenario: &str, outcome: Outcome, t: &Transcript) -> Self {
-        let status = status_of(rule.level, &outcome);
-        let (details, evidence) = match outcome {
-            Outcome::Pass(d) => (d, Vec::new()),
-            Outcome::Unobserved(d) => (format!("expected but not observed: {d}"), Vec::new()),
-            Outcome::Violated { message, evidence } => (
-                message,
-                evidence
-                    .into_iter()
-                    .map(|seq| Evidence {
-                        seq,
-                        exchange: describe_exchange(t, seq),
-                    })
-                    .collect(),
-            ),
-        };
-        Self {
-            id: format!("{scenario}:{}", rule.id),
-            rule: rule.id.to_owned(),
-            level: rule.level,
-            status,
-            scenario: scenario.to_owned(),
-            doc: Doc {
-                document: rule.doc.document.to_owned(),
-                section: rule.doc.section.to_owned(),
-                quote: rule.doc.quote.to_owned(),
-            },
-            details,
-            evidence,
-        }
-    }
-
-    /// The check on the target process: it must start, finish in time, and exit 0.
-    pub fn target(scenario: &str, target: &TargetOutcome, timeout: std::time::Duration) -> Self {
-        let stderr = if target.stderr_tail.is_empty() {
-            String::new()
-        } else {
-            format!("; its stderr ended with: {}", target.stderr_tail)
-        };
-        let (status, details) = if let Some(e) = &target.spawn_error {
-            (
-                Status::Failure,
-                format!("the target could not be started: {e}"),
-            )
-        } else if target.timed_out {
-            (
-                Status::Failure,
-                format!(
-                    "the target did not finish within {:.1}s and was killed{stderr}",
-                    timeout.as_secs_f64()
-                ),
-            )
-        } else {
-            match target.exit_code {
-                Some(0) => (
-                    Status::Success,
-                    "the target exited with status 0".to_owned(),
-                ),
-                Some(127) => (
-                    Status::Failure,
-                    format!("the target command was not found (exit status 127){stderr}"),
-                ),
-                Some(code) => (
-                    Status::Failure,
-                    format!("the target exited with status {code}{stderr}"),
-                ),
-                None => (
-                    Status::Failure,
-                    format!("the target was killed by a signal{stderr}"),
-                ),
-            }
-        };
-        Self {
-            id: format!("{scenario}:{TARGET_RULE}"),
-            rule: TARGET_RULE.to_owned(),
-            level: Level::Must,
-            status,
-            scenario: scenario.to_owned(),
-            doc: Doc {
-                document: "DESIGN.md".to_owned(),
-                section: "Conformance runner".to_owned(),
-                quote: "the target runs through sh -c, the server URL is its last argument"
-                    .to_owned(),
-            },
-            details,
-            evidence: Vec::new(),
-        }
-    }
-}
-
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(status_word(*self))
-    }
-}
 
 fn symbol(status: Status) -> &'static str {
     match status {
@@ -242,7 +75,7 @@ pub fn pretty(run: &RunResult, baseline: &Verdict) -> String {
                 out,
                 "  {} {:<8} {}",
                 symbol(c.status),
-                status_word(c.status),
+                c.status.word(),
                 c.rule
             );
             if c.status != Status::Success {
@@ -288,16 +121,6 @@ pub fn pretty(run: &RunResult, baseline: &Verdict) -> String {
     out
 }
 
-fn status_word(status: Status) -> &'static str {
-    match status {
-        Status::Success => "SUCCESS",
-        Status::Failure => "FAILURE",
-        Status::Warning => "WARNING",
-        Status::Skipped => "SKIPPED",
-        Status::Info => "INFO",
-    }
-}
-
 /// The JSON report (format [`JSON_FORMAT`]).
 pub fn json(run: &RunResult, baseline: &Verdict) -> Value {
     json!({
@@ -332,7 +155,7 @@ pub fn junit(run: &RunResult) -> Result<String, Error> {
                 Status::Skipped => TestCaseStatus::skipped(),
                 Status::Failure | Status::Warning => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    s.set_type(status_word(c.status));
+                    s.set_type(c.status.word());
                     s
                 }
             };
@@ -430,7 +253,7 @@ impl Baseline {
 
     /// Compares a run with the baseline.
     pub fn verdict(&self, run: &RunResult) -> Verdict {
-        let failed: Vec<&crate::report::Check> = run
+        let failed: Vec<&Check> = run
             .checks()
             .filter(|c| c.status == Status::Failure)
             .collect();

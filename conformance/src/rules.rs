@@ -16,47 +16,10 @@ mod tasks;
 mod thread;
 mod wire;
 
-use serde::Serialize;
-
+use crate::check::Check;
+pub use crate::check::{DocRef, Level, Outcome};
 pub use crate::transcript::{Rpc, ToolCall, Transcript, UserRecord};
 pub(crate) use crate::transcript::{path_of, terminal};
-
-/// MUST rules fail; SHOULD rules warn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    /// A violation is a FAILURE.
-    Must,
-    /// A violation is a WARNING.
-    Should,
-}
-
-/// Where a rule comes from.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct DocRef {
-    /// The document.
-    pub document: &'static str,
-    /// Its section.
-    pub section: &'static str,
-    /// The passage, quoted word for word.
-    pub quote: &'static str,
-}
-
-/// What a check concluded.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// The rule held; the text says what was observed.
-    Pass(String),
-    /// The rule was broken, at these journal sequence numbers.
-    Violated {
-        /// What went wrong, in a sentence.
-        message: String,
-        /// Journal sequence numbers of the offending exchanges.
-        evidence: Vec<usize>,
-    },
-    /// The observation the rule needs never happened (a failure, never a silent pass).
-    Unobserved(String),
-}
 
 /// One client rule.
 #[derive(Debug, Clone, Copy)]
@@ -122,6 +85,18 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(account::rules());
     rules.extend(agent::rules());
     rules
+}
+
+/// Every applicable rule's check over a transcript.
+pub fn judge(transcript: &Transcript) -> Vec<Check> {
+    registry()
+        .into_iter()
+        .filter(|r| r.applies_to(&transcript.scenario))
+        .map(|rule| {
+            let outcome = (rule.check)(transcript);
+            Check::judged(rule.id, rule.level, rule.doc, outcome, transcript)
+        })
+        .collect()
 }
 
 /// The rule with this id.

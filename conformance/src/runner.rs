@@ -12,13 +12,13 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 
-use crate::Error;
-use crate::report::{Check, Status};
-use crate::rules::{self, Outcome};
+use crate::check::{Check, Doc, Level, Status, TARGET_RULE};
+pub use crate::check::{RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
+use crate::error::Error;
+use crate::rules;
 use crate::transcript::Transcript;
 pub use fixtures::TASK_POLL_INTERVAL_MS;
 pub use suite::{Era, Flow, SCENARIOS, ScenarioSpec};
@@ -88,94 +88,6 @@ impl RunOptions {
                 }
             })
             .collect())
-    }
-}
-
-/// How the target process ended.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
-pub struct TargetOutcome {
-    /// Exit code, when it exited on its own.
-    pub exit_code: Option<i32>,
-    /// Whether it was killed at the timeout.
-    pub timed_out: bool,
-    /// Why it could not be started, if it could not.
-    pub spawn_error: Option<String>,
-    /// Bytes it wrote to stdout.
-    pub stdout_bytes: usize,
-    /// Bytes it wrote to stderr.
-    pub stderr_bytes: usize,
-    /// The end of its stderr (for the verdict).
-    pub stderr_tail: String,
-}
-
-/// One scenario's result.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct ScenarioResult {
-    /// Scenario name.
-    pub name: String,
-    /// Real time it took, in milliseconds.
-    pub duration_ms: u64,
-    /// How the target ended.
-    pub target: TargetOutcome,
-    /// The checks.
-    pub checks: Vec<Check>,
-}
-
-/// A whole run.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct RunResult {
-    /// The target command.
-    pub target: String,
-    /// The suite.
-    pub suite: String,
-    /// Real time the run took, in milliseconds.
-    pub duration_ms: u64,
-    /// Per scenario, in suite order.
-    pub scenarios: Vec<ScenarioResult>,
-}
-
-/// Counts of check statuses.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct Summary {
-    /// Scenarios run.
-    pub scenarios: usize,
-    /// Checks made.
-    pub checks: usize,
-    /// SUCCESS checks.
-    pub success: usize,
-    /// FAILURE checks.
-    pub failure: usize,
-    /// WARNING checks.
-    pub warning: usize,
-    /// SKIPPED checks.
-    pub skipped: usize,
-    /// INFO checks.
-    pub info: usize,
-}
-
-impl RunResult {
-    /// Every check, in order.
-    pub fn checks(&self) -> impl Iterator<Item = &Check> {
-        self.scenarios.iter().flat_map(|s| s.checks.iter())
-    }
-
-    /// Status counts.
-    pub fn summary(&self) -> Summary {
-        let mut s = Summary {
-            scenarios: self.scenarios.len(),
-            ..Summary::default()
-        };
-        for c in self.checks() {
-            s.checks += 1;
-            match c.status {
-                Status::Success => s.success += 1,
-                Status::Failure => s.failure += 1,
-                Status::Warning => s.warning += 1,
-                Status::Skipped => s.skipped += 1,
-                Status::Info => s.info += 1,
-            }
-        }
-        s
     }
 }
 
@@ -315,7 +227,7 @@ impl Stage {
     pub fn judge(&self, spec: &ScenarioSpec) -> Vec<Check> {
         let transcript =
             Transcript::new(spec.name, self.mock.journal().exchanges(), self.user.log());
-        judge(&transcript)
+        rules::judge(&transcript)
     }
 }
 
@@ -336,18 +248,6 @@ fn script_for(spec: &ScenarioSpec, mcp_url: &str) -> Value {
     serde_json::from_str(&script.to_string().replace("{mcp_url}", mcp_url)).unwrap_or(script)
 }
 
-/// Every applicable rule's check over a transcript.
-pub fn judge(transcript: &Transcript) -> Vec<Check> {
-    rules::registry()
-        .into_iter()
-        .filter(|r| r.applies_to(&transcript.scenario))
-        .map(|rule| {
-            let outcome = (rule.check)(transcript);
-            Check::from_outcome(&rule, &transcript.scenario, outcome, transcript)
-        })
-        .collect()
-}
-
 async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<ScenarioResult, Error> {
     let started = Instant::now();
     let stage = Stage::start(spec, options.time_scale).await?;
@@ -358,7 +258,7 @@ async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<Scena
         options.timeout,
     )
     .await;
-    let mut checks = vec![Check::target(spec.name, &target, options.timeout)];
+    let mut checks = vec![target_check(spec.name, &target, options.timeout)];
     checks.extend(stage.judge(spec));
     if let Some(dir) = &options.output {
         keep(&dir.join(spec.name), &stage, &stdout, &stderr, &checks)?;
@@ -505,13 +405,58 @@ pub async fn run_target(
     (outcome, stdout, stderr)
 }
 
-/// The outcome as a check status for a rule of `level`.
-pub fn status_of(level: rules::Level, outcome: &Outcome) -> Status {
-    match (outcome, level) {
-        (Outcome::Pass(_), _) => Status::Success,
-        // Even a SHOULD rule fails when what it needed to see never happened.
-        (Outcome::Unobserved(_), _) => Status::Failure,
-        (_, rules::Level::Must) => Status::Failure,
-        (_, rules::Level::Should) => Status::Warning,
+/// The check on the target process: it must start, finish in time, and exit 0.
+fn target_check(scenario: &str, target: &TargetOutcome, timeout: Duration) -> Check {
+    let stderr = if target.stderr_tail.is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr ended with: {}", target.stderr_tail)
+    };
+    let (status, details) = if let Some(e) = &target.spawn_error {
+        (
+            Status::Failure,
+            format!("the target could not be started: {e}"),
+        )
+    } else if target.timed_out {
+        (
+            Status::Failure,
+            format!(
+                "the target did not finish within {:.1}s and was killed{stderr}",
+                timeout.as_secs_f64()
+            ),
+        )
+    } else {
+        match target.exit_code {
+            Some(0) => (
+                Status::Success,
+                "the target exited with status 0".to_owned(),
+            ),
+            Some(127) => (
+                Status::Failure,
+                format!("the target command was not found (exit status 127){stderr}"),
+            ),
+            Some(code) => (
+                Status::Failure,
+                format!("the target exited with status {code}{stderr}"),
+            ),
+            None => (
+                Status::Failure,
+                format!("the target was killed by a signal{stderr}"),
+            ),
+        }
+    };
+    Check {
+        id: format!("{scenario}:{TARGET_RULE}"),
+        rule: TARGET_RULE.to_owned(),
+        level: Level::Must,
+        status,
+        scenario: scenario.to_owned(),
+        doc: Doc {
+            document: "DESIGN.md".to_owned(),
+            section: "Conformance runner".to_owned(),
+            quote: "the target runs through sh -c, the server URL is its last argument".to_owned(),
+        },
+        details,
+        evidence: Vec::new(),
     }
 }
