@@ -24,6 +24,7 @@ pub mod reference_client;
 pub mod report;
 pub mod rules;
 pub mod runner;
+pub mod suite;
 pub mod transcript;
 
 pub use error::Error;

@@ -18,6 +18,8 @@ mod wire;
 
 use crate::check::Check;
 pub use crate::check::{DocRef, Level, Outcome};
+use crate::suite::{self, EVERY_COMPUTER, SCENARIOS};
+pub use crate::suite::{ELICITATION, HANDSHAKE, TASKS};
 pub use crate::transcript::{Rpc, ToolCall, Transcript, UserRecord};
 pub(crate) use crate::transcript::{path_of, terminal};
 
@@ -42,32 +44,25 @@ pub struct Rule {
 impl Rule {
     /// Whether `scenario` exercises this rule.
     pub fn applies_to(&self, scenario: &str) -> bool {
-        let spec = crate::runner::suite::find(scenario);
+        let spec = suite::find(scenario);
         self.scenarios.iter().any(|s| {
             // `*` is every scenario of the computer suite: its MCP wire rules say nothing of
             // an Agent API client.
-            (*s == "*" && spec.is_none_or(|spec| spec.suite == "computer"))
+            (*s == EVERY_COMPUTER && spec.is_none_or(|spec| spec.suite == "computer"))
                 || *s == scenario
-                || crate::runner::suite::find(scenario).is_some_and(|spec| spec.in_group(s))
+                || spec.is_some_and(|spec| spec.in_group(s))
         })
     }
 
     /// The suite's scenarios that exercise this rule, in suite order.
     pub fn scenario_names(&self) -> Vec<&'static str> {
-        crate::runner::SCENARIOS
+        SCENARIOS
             .iter()
             .map(|s| s.name)
             .filter(|s| self.applies_to(s))
             .collect()
     }
 }
-
-/// Every handshake-era scenario (`initialize`, a session).
-pub const HANDSHAKE: &str = "@handshake";
-/// Every scenario the client follows with MCP Tasks.
-pub const TASKS: &str = "@tasks";
-/// Every scenario the client follows with in-call elicitation (MRTR).
-pub const ELICITATION: &str = "@elicitation";
 
 /// Families of rules whose mock features have not landed yet: listed, never passed.
 pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[];

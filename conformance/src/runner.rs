@@ -4,7 +4,6 @@
 
 mod drop;
 pub mod fixtures;
-pub mod suite;
 pub mod user;
 
 use std::path::{Path, PathBuf};
@@ -19,15 +18,11 @@ use crate::check::{Check, Doc, Level, Status, TARGET_RULE};
 pub use crate::check::{RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
 use crate::error::Error;
 use crate::rules;
+pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 use crate::transcript::Transcript;
 pub use fixtures::TASK_POLL_INTERVAL_MS;
-pub use suite::{Era, Flow, SCENARIOS, ScenarioSpec};
 pub use user::{USER_PATH, UserChannel};
 
-/// Protocol version the handshake-era scenarios announce.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
-/// The bearer token the runner hands the target (the built-in `alice` account).
-pub const BEARER_TOKEN: &str = "alice-dev-token";
 /// Default virtual seconds per real second: the two-minute call window lasts 24 ms, an hour's
 /// sleep 0.72 s.
 pub const DEFAULT_TIME_SCALE: f64 = 5000.0;
