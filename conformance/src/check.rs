@@ -9,10 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::transcript::{Transcript, describe_exchange};
 
-/// The rule id of the check on the target process itself (it must start, finish in time and
-/// exit 0).
-pub const TARGET_RULE: &str = "target.exit";
-
 /// MUST rules fail; SHOULD rules warn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]

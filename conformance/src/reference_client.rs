@@ -14,6 +14,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use crate::error::ClientError;
+use crate::rules::ids;
 
 mod modern;
 
@@ -157,12 +158,12 @@ impl Client {
             // (the mock refuses it), so the rest of the scenario still runs.
             let notification = body.get("id").is_none();
             if let Some(session) = &self.session
-                && !(notification && self.breaks("mcp.transport.session-id"))
+                && !(notification && self.breaks(ids::MCP_TRANSPORT_SESSION_ID))
                 && let Ok(v) = HeaderValue::from_str(session)
             {
                 headers.insert("mcp-session-id", v);
             }
-            if !self.breaks("mcp.transport.protocol-version-header")
+            if !self.breaks(ids::MCP_TRANSPORT_PROTOCOL_VERSION_HEADER)
                 && let Ok(v) = HeaderValue::from_str(&self.version)
             {
                 headers.insert("mcp-protocol-version", v);
@@ -235,7 +236,7 @@ impl Client {
         if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
             self.version = v.to_owned();
         }
-        if !self.breaks("mcp.lifecycle.initialized") {
+        if !self.breaks(ids::MCP_LIFECYCLE_INITIALIZED) {
             self.post(
                 json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
                 false,
@@ -248,7 +249,7 @@ impl Client {
     /// Calls a tool and returns its task JSON (structuredContent, else the first text block).
     async fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, ClientError> {
         let mut params = json!({"name": tool, "arguments": arguments});
-        if !self.breaks("computer.progress.token") {
+        if !self.breaks(ids::COMPUTER_PROGRESS_TOKEN) {
             params["_meta"] = json!({"progressToken": format!("progress-{}", self.next_id)});
         }
         let result = self.request("tools/call", params).await?;
@@ -333,7 +334,7 @@ impl Client {
             let keep = match thread.as_deref() {
                 Some(_) if self.forget_thread => false,
                 // Breaking thread reuse: a follow-up starts a new conversation.
-                Some(_) if self.breaks("computer.thread.reuse") && !self.after_waiting => false,
+                Some(_) if self.breaks(ids::COMPUTER_THREAD_REUSE) && !self.after_waiting => false,
                 Some(_) => true,
                 None => false,
             };
@@ -378,7 +379,7 @@ impl Client {
                 // No thread: only an out-of-credits refusal before sending gets here.
                 if event == "insufficient_credits" {
                     self.show("error", &result).await?;
-                    if self.breaks("computer.credits.before-send") {
+                    if self.breaks(ids::COMPUTER_CREDITS_BEFORE_SEND) {
                         return Ok(Settled { thread: None });
                     }
                     if !self.top_up(&result).await? {
@@ -397,7 +398,7 @@ impl Client {
                         return Ok(Settled { thread: Some(t) });
                     }
                     let message = "Credits are topped up; please continue.";
-                    if self.breaks("computer.credits.during-task") {
+                    if self.breaks(ids::COMPUTER_CREDITS_DURING_TASK) {
                         // A new conversation instead of the same thread; then the client gives up.
                         self.call(CPC, json!({"message": message})).await?;
                         return Ok(Settled { thread: Some(t) });
@@ -410,7 +411,7 @@ impl Client {
                     if self.user_get("interrupt").await?.is_some() {
                         return self.cancel(&t).await;
                     }
-                    if self.breaks("computer.timeout.read-thread") {
+                    if self.breaks(ids::COMPUTER_TIMEOUT_READ_THREAD) {
                         result = self
                             .call(CPC, json!({"thread_id": t, "message": "Is it done yet?"}))
                             .await?;
@@ -419,7 +420,7 @@ impl Client {
                     result = self.poll(&t).await?;
                 }
                 "sleep" => {
-                    if self.breaks("computer.sleep.no-resend") {
+                    if self.breaks(ids::COMPUTER_SLEEP_NO_RESEND) {
                         result = self
                             .call(
                                 CPC,
@@ -433,7 +434,7 @@ impl Client {
                 }
                 "waiting" => {
                     self.show("status", &result).await?;
-                    if self.breaks("computer.waiting.same-thread") {
+                    if self.breaks(ids::COMPUTER_WAITING_SAME_THREAD) {
                         self.forget_thread = true;
                     }
                     self.after_waiting = true;
@@ -459,7 +460,8 @@ impl Client {
                         result = self.poll(&t).await?;
                         continue;
                     };
-                    if had_pending && !handled.is_empty() && self.breaks("computer.pending.each") {
+                    if had_pending && !handled.is_empty() && self.breaks(ids::COMPUTER_PENDING_EACH)
+                    {
                         return Ok(Settled { thread: Some(t) });
                     }
                     if let Some(uuid) = item.get("followup_uuid").and_then(Value::as_str) {
@@ -471,7 +473,7 @@ impl Client {
                     result = self.sign_in(&t, &result).await?;
                 }
                 _ => {
-                    let finished = if self.breaks("computer.status.task-status") {
+                    let finished = if self.breaks(ids::COMPUTER_STATUS_TASK_STATUS) {
                         // The mistake the document warns about: "complete" taken as finished.
                         matches!(
                             event.as_str(),
@@ -490,7 +492,7 @@ impl Client {
                             &result,
                         )
                         .await?;
-                        if self.breaks("computer.auth.optional-ignored") {
+                        if self.breaks(ids::COMPUTER_AUTH_OPTIONAL_IGNORED) {
                             self.notify_optional(&t, &result).await?;
                         }
                         return Ok(Settled { thread: Some(t) });
@@ -578,7 +580,7 @@ impl Client {
                 "result": if approve { "Approved by the user." } else { "Denied by the user." },
             });
             if let Some(u) = uuid
-                && !self.breaks("computer.confirm.decide")
+                && !self.breaks(ids::COMPUTER_CONFIRM_DECIDE)
             {
                 args["followup_uuid"] = u;
             }
@@ -598,7 +600,7 @@ impl Client {
         let answers = answer.get("content").cloned().unwrap_or_else(|| json!({}));
         let mut args = json!({"thread_id": thread, "answers": answers});
         if let Some(u) = uuid
-            && !self.breaks("computer.question.answer")
+            && !self.breaks(ids::COMPUTER_QUESTION_ANSWER)
         {
             args["followup_uuid"] = u;
         }
@@ -626,7 +628,7 @@ impl Client {
             .and_then(Value::as_str)
             .unwrap_or(&connector)
             .to_owned();
-        if !self.breaks("computer.auth.open-then-notify")
+        if !self.breaks(ids::COMPUTER_AUTH_OPEN_THEN_NOTIFY)
             && let Some(url) = sign_in.get("auth_url").and_then(Value::as_str)
             && !self.ask_url(url, &format!("Sign in to {name}")).await?
         {
@@ -635,7 +637,7 @@ impl Client {
             );
         }
         let mut args = json!({"thread_id": thread, "message": format!("{name} connected")});
-        let omit = waiting.len() > 1 && self.breaks("computer.auth.connector-when-several");
+        let omit = waiting.len() > 1 && self.breaks(ids::COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL);
         if !connector.is_empty() && !omit {
             args["connector"] = json!(connector);
         }
@@ -667,7 +669,7 @@ impl Client {
             let cancelled = self
                 .call("cancel_task", json!({"thread_id": thread}))
                 .await?;
-            if self.breaks("computer.cancel.confirm") {
+            if self.breaks(ids::COMPUTER_CANCEL_CONFIRM) {
                 self.show("final", &cancelled).await?;
                 return Ok(Settled {
                     thread: Some(thread.to_owned()),

@@ -36,9 +36,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::check::RunResult;
-pub use crate::check::{Check, Doc, Evidence, Status, TARGET_RULE};
+pub use crate::check::{Check, Doc, Evidence, Status};
 use crate::error::Error;
 use crate::rules::UNAVAILABLE_FAMILIES;
+pub use crate::rules::ids::TARGET_EXIT as TARGET_RULE;
 
 /// The id of the JSON format.
 pub const JSON_FORMAT: &str = "conformance-report/1";

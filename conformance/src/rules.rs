@@ -10,59 +10,20 @@ mod account;
 mod agent;
 mod auth;
 mod credits;
+mod documents;
 mod elicitation;
+pub mod ids;
 mod interactive;
+mod rule;
 mod tasks;
 mod thread;
 mod wire;
 
 use crate::check::Check;
 pub use crate::check::{DocRef, Level, Outcome};
-use crate::suite::{self, EVERY_COMPUTER, SCENARIOS};
 pub use crate::suite::{ELICITATION, HANDSHAKE, TASKS};
 pub use crate::transcript::{Rpc, ToolCall, Transcript, UserRecord};
-pub(crate) use crate::transcript::{path_of, terminal};
-
-/// One client rule.
-#[derive(Debug, Clone, Copy)]
-pub struct Rule {
-    /// Stable id, e.g. `computer.thread.reuse`.
-    pub id: &'static str,
-    /// One-line summary.
-    pub summary: &'static str,
-    /// MUST or SHOULD.
-    pub level: Level,
-    /// The passage it comes from.
-    pub doc: DocRef,
-    /// Scenarios that exercise it: names, `*` (every scenario of the suite), or a group:
-    /// [`HANDSHAKE`], [`TASKS`] or [`ELICITATION`].
-    pub scenarios: &'static [&'static str],
-    /// The check.
-    pub check: fn(&Transcript) -> Outcome,
-}
-
-impl Rule {
-    /// Whether `scenario` exercises this rule.
-    pub fn applies_to(&self, scenario: &str) -> bool {
-        let spec = suite::find(scenario);
-        self.scenarios.iter().any(|s| {
-            // `*` is every scenario of the computer suite: its MCP wire rules say nothing of
-            // an Agent API client.
-            (*s == EVERY_COMPUTER && spec.is_none_or(|spec| spec.suite == "computer"))
-                || *s == scenario
-                || spec.is_some_and(|spec| spec.in_group(s))
-        })
-    }
-
-    /// The suite's scenarios that exercise this rule, in suite order.
-    pub fn scenario_names(&self) -> Vec<&'static str> {
-        SCENARIOS
-            .iter()
-            .map(|s| s.name)
-            .filter(|s| self.applies_to(s))
-            .collect()
-    }
-}
+pub use rule::Rule;
 
 /// Families of rules whose mock features have not landed yet: listed, never passed.
 pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[];
@@ -98,22 +59,6 @@ pub fn judge(transcript: &Transcript) -> Vec<Check> {
 pub fn find(id: &str) -> Option<Rule> {
     registry().into_iter().find(|r| r.id == id)
 }
-
-/// The computer document, for [`DocRef::document`].
-pub(crate) const COMPUTER_DOC: &str = "computer-mcp-server.txt";
-/// The MCP specification (lifecycle and transport), for [`DocRef::document`].
-pub(crate) const MCP_SPEC: &str = "MCP specification 2025-11-25";
-/// The MCP specification of the stateless era (MRTR, elicitation), for [`DocRef::document`].
-pub(crate) const MCP_SPEC_MODERN: &str = "MCP specification 2026-07-28 (mcp-wire.md)";
-/// The Agent API `mcp` tool document (approvals, ZDR), for [`DocRef::document`].
-pub(crate) const AGENT_MCP_DOC: &str = "agent-api-mcp-tool.txt";
-/// The Agent API Connectors document, for [`DocRef::document`].
-pub(crate) const AGENT_CONNECTORS_DOC: &str = "agent-api-connectors.txt";
-/// Documented facts gathered in the Agent API wire reference, for [`DocRef::document`].
-pub(crate) const AGENT_WIRE_DOC: &str =
-    "agent-api-wire.md (a documented fact, not a product document)";
-/// The tasks extension (SEP-2663), for [`DocRef::document`].
-pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension SEP-2663 (mcp-wire.md)";
 
 #[cfg(test)]
 mod tests {

@@ -14,10 +14,11 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 
-use crate::check::{Check, Doc, Level, Status, TARGET_RULE};
+use crate::check::{Check, Doc, Level, Status};
 pub use crate::check::{RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
 use crate::error::Error;
 use crate::rules;
+use crate::rules::ids::TARGET_EXIT;
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 use crate::transcript::Transcript;
 pub use fixtures::TASK_POLL_INTERVAL_MS;
@@ -441,8 +442,8 @@ fn target_check(scenario: &str, target: &TargetOutcome, timeout: Duration) -> Ch
         }
     };
     Check {
-        id: format!("{scenario}:{TARGET_RULE}"),
-        rule: TARGET_RULE.to_owned(),
+        id: format!("{scenario}:{TARGET_EXIT}"),
+        rule: TARGET_EXIT.to_owned(),
         level: Level::Must,
         status,
         scenario: scenario.to_owned(),

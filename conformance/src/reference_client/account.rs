@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::Client;
 use crate::error::ClientError;
+use crate::rules::ids;
 
 /// What the client remembers between turns.
 #[derive(Debug, Default)]
@@ -96,7 +97,7 @@ impl Client {
                     urls.push(json!(url));
                 }
             }
-            if !urls.is_empty() && !self.breaks("computer.upload.attachment-url") {
+            if !urls.is_empty() && !self.breaks(ids::COMPUTER_UPLOAD_ATTACHMENT_URL) {
                 args["attachment_urls"] = Value::Array(urls);
             }
         }
@@ -116,7 +117,7 @@ impl Client {
                 }
             }
         }
-        if !continuing || self.breaks("computer.project.new-conversation") {
+        if !continuing || self.breaks(ids::COMPUTER_PROJECT_NEW_CONVERSATION) {
             for (k, v) in &self.account.project {
                 args[k.as_str()] = v.clone();
             }
@@ -124,7 +125,7 @@ impl Client {
         if let Some(picked) = turn.get("settings").and_then(Value::as_object) {
             // The breaking client merges the new pick into the old one, the classic bug that
             // sends a mode and a model together.
-            if !self.breaks("computer.settings.mode-or-model") {
+            if !self.breaks(ids::COMPUTER_SETTINGS_MODE_OR_MODEL) {
                 self.account.settings.clear();
             }
             for (k, v) in picked {
@@ -168,7 +169,7 @@ impl Client {
             return Ok(None);
         };
         let mut fields = fields.clone();
-        if self.breaks("computer.upload.envelope") {
+        if self.breaks(ids::COMPUTER_UPLOAD_ENVELOPE) {
             fields.remove("policy");
         }
         let (content_type, body) = multipart(&fields, name, mime, content.as_bytes());
@@ -243,7 +244,7 @@ impl Client {
                 .cloned()
                 .unwrap_or_default();
             // The mistake the document warns about: an empty filtered page taken as the end.
-            if items.is_empty() && self.breaks("computer.paging.next-cursor") {
+            if items.is_empty() && self.breaks(ids::COMPUTER_PAGING_NEXT_CURSOR) {
                 return Ok(assets);
             }
             assets.extend(items);
@@ -315,7 +316,7 @@ impl Client {
         {
             return self.show_file(thread, name, &url, bytes).await;
         }
-        if self.breaks("computer.assets.refresh-download") {
+        if self.breaks(ids::COMPUTER_ASSETS_REFRESH_DOWNLOAD) {
             return self
                 .show(
                     "error",
