@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::ClientOptions;
+use super::options::ClientOptions;
 use crate::error::ClientError;
 use crate::rules::ids;
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::header::HeaderValue;
 use serde_json::{Map, Value, json};
 
-use super::ClientOptions;
+use super::options::ClientOptions;
 use crate::error::ClientError;
 use crate::rules::ids;
 
@@ -172,7 +172,7 @@ impl Modern {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let status = response.status();
         let text = response.text().await.map_err(http_error(&url))?;
-        let message = super::jsonrpc_messages(&text, is_sse)
+        let message = super::wire::jsonrpc_messages(&text, is_sse)
             .into_iter()
             .find(|m| m.get("id") == Some(&json!(id)))
             .ok_or_else(|| ClientError::Protocol {
