@@ -20,8 +20,7 @@ use crate::error::Error;
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 pub use fixtures::TASK_POLL_INTERVAL_MS;
 pub use stage::Stage;
-pub use target::run_target;
-use target::target_check;
+use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
 
 /// Default virtual seconds per real second: the two-minute call window lasts 24 ms, an hour's

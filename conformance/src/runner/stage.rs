@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::check::Check;
 use crate::error::Error;
+use crate::judge::{Judgement, judge_transcript};
 use crate::rules;
 use crate::suite::{BEARER_TOKEN, ScenarioSpec};
 use crate::transcript::Transcript;
@@ -23,6 +24,8 @@ pub struct Stage {
     pub user: UserChannel,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
+    /// The scenario it plays.
+    scenario: String,
     server: tokio::task::JoinHandle<()>,
     /// Fixture overrides the mock loaded (kept until the stage ends, then removed).
     _overrides: Option<fixtures::Overrides>,
@@ -66,6 +69,7 @@ impl Stage {
             mock,
             user,
             base_url,
+            scenario: spec.name.to_owned(),
             server,
             _overrides: overrides,
         })
@@ -94,14 +98,26 @@ impl Stage {
                 spec.era.protocol_version().to_owned(),
             ),
             ("MCP_CONFORMANCE_CONTEXT", context.to_string()),
-            (
-                "CONFORMANCE_USER_URL",
-                format!("{}{USER_PATH}", self.base_url),
-            ),
+            ("CONFORMANCE_USER_URL", self.user_url()),
             ("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()),
             ("PERPLEXITY_BASE_URL", self.base_url.clone()),
             ("PERPLEXITY_API_KEY", spec.api_key().to_owned()),
         ]
+    }
+
+    /// The user channel (`CONFORMANCE_USER_URL`).
+    pub fn user_url(&self) -> String {
+        format!("{}{USER_PATH}", self.base_url)
+    }
+
+    /// Judges what happened so far against every rule the scenario exercises, as a
+    /// [`Judgement`] to assert on.
+    pub fn judgement(&self) -> Result<Judgement, Error> {
+        judge_transcript(Transcript::new(
+            &self.scenario,
+            self.mock.journal().exchanges(),
+            self.user.log(),
+        ))
     }
 
     /// Judges what happened so far against every rule `spec` exercises.

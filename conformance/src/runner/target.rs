@@ -44,7 +44,7 @@ fn kill_group(pid: Option<u32>) {
 }
 
 /// Runs `target "$URL"` through `sh -c` with `env`, killed at `timeout`.
-pub async fn run_target(
+pub(super) async fn run_target(
     target: &str,
     url: &str,
     env: &[(&'static str, String)],
