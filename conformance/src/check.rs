@@ -208,7 +208,10 @@ pub struct TargetOutcome {
     pub stdout_bytes: usize,
     /// Bytes it wrote to stderr.
     pub stderr_bytes: usize,
-    /// The end of its stderr (for the verdict).
+    /// The first lines of its stderr, when it wrote more than the tail shows (empty otherwise).
+    #[serde(default)]
+    pub stderr_head: String,
+    /// The end of its stderr (all of it when short).
     pub stderr_tail: String,
 }
 
@@ -281,4 +284,25 @@ impl RunResult {
         }
         s
     }
+}
+
+/// What a run reports while it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A scenario's stage is starting (its mock, then its target).
+    Started {
+        /// The scenario.
+        scenario: &'a str,
+        /// How many scenarios the run has.
+        total: usize,
+    },
+    /// A scenario finished and was judged.
+    Finished {
+        /// How many have finished, this one included.
+        done: usize,
+        /// How many scenarios the run has.
+        total: usize,
+        /// Its result.
+        result: &'a ScenarioResult,
+    },
 }

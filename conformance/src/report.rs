@@ -1,5 +1,5 @@
-//! Reports: the check record, pretty terminal output, the JSON format, JUnit XML, and the
-//! expected-failures baseline that decides the exit status.
+//! Reports of a run: pretty terminal output, the JSON format, JUnit XML, a Markdown summary,
+//! GitHub annotations, and the expected-failures baseline that decides the exit status.
 //!
 //! # JSON format (`--format json`), version `conformance-report/1`
 //!
@@ -11,7 +11,7 @@
 //!   "unavailable": [{"family": "tasks", "reason": "..."}],
 //!   "scenarios": [{
 //!     "name": "follow-up", "duration_ms": 95,
-//!     "target": {"exit_code": 0, "timed_out": false, "spawn_error": null, "stdout_bytes": 0, "stderr_bytes": 0, "stderr_tail": ""},
+//!     "target": {"exit_code": 0, "timed_out": false, "spawn_error": null, "stdout_bytes": 0, "stderr_bytes": 0, "stderr_head": "", "stderr_tail": ""},
 //!     "checks": [{
 //!       "id": "follow-up:computer.thread.reuse", "rule": "computer.thread.reuse", "level": "MUST",
 //!       "status": "SUCCESS", "scenario": "follow-up",
@@ -20,7 +20,8 @@
 //!       "evidence": [{"seq": 4, "exchange": "#4 call_perplexity_computer(...) -> event complete, task_status completed"}]
 //!     }]
 //!   }],
-//!   "baseline": {"unexpected_failures": [], "stale_entries": []}
+//!   "baseline": {"expected_failures": [], "unexpected_failures": [], "stale_entries": [],
+//!                "not_run": [], "strict": false}
 //! }
 //! ```
 //!
@@ -28,13 +29,21 @@
 //! `SHOULD`. Fields are only ever added within a format version.
 
 mod baseline;
+mod github;
 mod json;
 mod junit;
+mod list;
+mod markdown;
 mod pretty;
+mod progress;
 
 pub use crate::check::{Check, Doc, Evidence, Status};
 pub use crate::rules::ids::TARGET_EXIT as TARGET_RULE;
 pub use baseline::{Baseline, Verdict};
+pub use github::github;
 pub use json::{JSON_FORMAT, json};
-pub use junit::junit;
+pub use junit::{junit, junit_with};
+pub use list::{LIST_FORMAT, list_json, list_text};
+pub use markdown::markdown;
 pub use pretty::pretty;
+pub use progress::ProgressReporter;

@@ -5,6 +5,7 @@
 mod clock;
 mod drop;
 mod fixtures;
+mod partition;
 mod stage;
 mod target;
 mod user;
@@ -15,10 +16,11 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 
 use crate::check::Check;
-pub use crate::check::{RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
+pub use crate::check::{Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
 use crate::error::Error;
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 pub use fixtures::TASK_POLL_INTERVAL_MS;
+pub use partition::{Partition, PartitionError, PartitionKind};
 pub use stage::Stage;
 use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
@@ -46,6 +48,8 @@ pub struct RunOptions {
     pub time_scale: f64,
     /// Where to keep journals, user logs, output and checks.
     pub output: Option<PathBuf>,
+    /// Only this shard of the selected scenarios (`--partition`).
+    pub partition: Option<Partition>,
 }
 
 impl RunOptions {
@@ -59,6 +63,7 @@ impl RunOptions {
             timeout: DEFAULT_TIMEOUT,
             time_scale: DEFAULT_TIME_SCALE,
             output: None,
+            partition: None,
         }
     }
 
@@ -71,7 +76,7 @@ impl RunOptions {
         }
         // A scenario named with --scenario runs whatever --suite says: naming an agent scenario
         // without `--suite agent` must not select nothing and pass.
-        Ok(SCENARIOS
+        let selected: Vec<&'static ScenarioSpec> = SCENARIOS
             .iter()
             .filter(|s| {
                 if self.scenarios.is_empty() {
@@ -80,29 +85,41 @@ impl RunOptions {
                     self.scenarios.iter().any(|n| n == s.name)
                 }
             })
-            .collect())
+            .collect();
+        Ok(match &self.partition {
+            Some(partition) => partition.apply(selected),
+            None => selected,
+        })
     }
 }
 
-/// Runs the selected scenarios, `jobs` at a time; `progress` hears of each as it finishes.
+/// Runs the selected scenarios, `jobs` at a time; `progress` hears of each as it starts and as
+/// it finishes.
 pub async fn run_suite_with(
     options: &RunOptions,
-    mut progress: impl FnMut(usize, usize, &ScenarioResult),
+    progress: impl Fn(Progress<'_>) + Sync,
 ) -> Result<RunResult, Error> {
     let started = Instant::now();
     let selected = options.selected()?;
     let total = selected.len();
     let mut results: Vec<(usize, ScenarioResult)> = Vec::with_capacity(total);
-    let mut stream = futures::stream::iter(
-        selected
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| async move { (i, run_scenario(spec, options).await) }),
-    )
-    .buffer_unordered(options.jobs.max(1));
+    let progress = &progress;
+    let mut stream =
+        futures::stream::iter(selected.iter().enumerate().map(|(i, spec)| async move {
+            progress(Progress::Started {
+                scenario: spec.name,
+                total,
+            });
+            (i, run_scenario(spec, options).await)
+        }))
+        .buffer_unordered(options.jobs.max(1));
     while let Some((i, result)) = stream.next().await {
         let result = result?;
-        progress(results.len() + 1, total, &result);
+        progress(Progress::Finished {
+            done: results.len() + 1,
+            total,
+            result: &result,
+        });
         results.push((i, result));
     }
     results.sort_by_key(|(i, _)| *i);
@@ -116,7 +133,7 @@ pub async fn run_suite_with(
 
 /// Runs the selected scenarios with no progress output.
 pub async fn run_suite(options: &RunOptions) -> Result<RunResult, Error> {
-    run_suite_with(options, |_, _, _| {}).await
+    run_suite_with(options, |_| {}).await
 }
 
 fn millis(d: Duration) -> u64 {

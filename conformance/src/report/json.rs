@@ -27,6 +27,8 @@ pub fn json(run: &RunResult, baseline: &Verdict) -> Value {
             "expected_failures": baseline.expected_failures,
             "unexpected_failures": baseline.unexpected_failures,
             "stale_entries": baseline.stale_entries,
+            "not_run": baseline.not_run,
+            "strict": baseline.strict,
         },
     })
 }

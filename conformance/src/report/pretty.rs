@@ -71,8 +71,17 @@ pub fn pretty(run: &RunResult, baseline: &Verdict) -> String {
     for f in &baseline.unexpected_failures {
         let _ = writeln!(out, "FAILED: {f}");
     }
+    if baseline.strict && !baseline.unexpected_failures.is_empty() {
+        let _ = writeln!(out, "(--strict: warnings fail the run)");
+    }
     for f in &baseline.stale_entries {
         let _ = writeln!(out, "STALE expected-failures entry (now passing): {f}");
+    }
+    for f in &baseline.not_run {
+        let _ = writeln!(
+            out,
+            "expected-failures entry not judged (its scenario did not run): {f}"
+        );
     }
     let _ = writeln!(
         out,

@@ -67,6 +67,7 @@ pub(super) async fn run_target(
         spawn_error: None,
         stdout_bytes: 0,
         stderr_bytes: 0,
+        stderr_head: String::new(),
         stderr_tail: String::new(),
     };
     let mut child = match command.spawn() {
@@ -105,17 +106,38 @@ pub(super) async fn run_target(
     outcome.stdout_bytes = stdout_bytes;
     outcome.stderr_bytes = stderr_bytes;
     let text = String::from_utf8_lossy(&stderr);
-    let tail: Vec<&str> = text.lines().rev().take(5).collect();
-    outcome.stderr_tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    let (head, tail) = excerpt(&text);
+    outcome.stderr_head = head;
+    outcome.stderr_tail = tail;
     (outcome, stdout, stderr)
+}
+
+/// Lines of the target's stderr kept at each end: a usage message ends with its options, while
+/// the cause ("Unknown scenario") is at its start.
+const STDERR_LINES: usize = 5;
+
+/// The first and the last [`STDERR_LINES`] lines of `text`; when it has no more than twice as
+/// many, all of it, as the tail.
+fn excerpt(text: &str) -> (String, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= 2 * STDERR_LINES {
+        return (String::new(), lines.join("\n"));
+    }
+    (
+        lines[..STDERR_LINES].join("\n"),
+        lines[lines.len() - STDERR_LINES..].join("\n"),
+    )
 }
 
 /// The check on the target process: it must start, finish in time, and exit 0.
 pub(super) fn target_check(scenario: &str, target: &TargetOutcome, timeout: Duration) -> Check {
-    let stderr = if target.stderr_tail.is_empty() {
-        String::new()
-    } else {
-        format!("; its stderr ended with: {}", target.stderr_tail)
+    let stderr = match (target.stderr_head.is_empty(), target.stderr_tail.is_empty()) {
+        (_, true) => String::new(),
+        (true, false) => format!("; its stderr ended with: {}", target.stderr_tail),
+        (false, false) => format!(
+            "; its stderr began with: {}\n[...]\nand ended with: {}",
+            target.stderr_head, target.stderr_tail
+        ),
     };
     let (status, details) = if let Some(e) = &target.spawn_error {
         (
@@ -157,11 +179,44 @@ pub(super) fn target_check(scenario: &str, target: &TargetOutcome, timeout: Dura
         status,
         scenario: scenario.to_owned(),
         doc: Doc {
-            document: "DESIGN.md".to_owned(),
-            section: "Conformance runner".to_owned(),
+            document: "docs/conformance.md".to_owned(),
+            section: "Launch contract".to_owned(),
             quote: "the target runs through sh -c, the server URL is its last argument".to_owned(),
         },
         details,
         evidence: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_stderr_keeps_its_first_and_its_last_lines() {
+        let text: Vec<String> = (1..=30).map(|i| format!("line {i}")).collect();
+        let (head, tail) = excerpt(&text.join("\n"));
+        assert_eq!(head, "line 1\nline 2\nline 3\nline 4\nline 5");
+        assert_eq!(tail, "line 26\nline 27\nline 28\nline 29\nline 30");
+        assert_eq!(excerpt("a\nb"), (String::new(), "a\nb".to_owned()));
+    }
+
+    #[test]
+    fn the_target_check_shows_where_the_stderr_began_and_ended() {
+        let outcome = TargetOutcome {
+            exit_code: Some(2),
+            timed_out: false,
+            spawn_error: None,
+            stdout_bytes: 0,
+            stderr_bytes: 300,
+            stderr_head: "Unknown scenario: follow-up\nusage: client URL".to_owned(),
+            stderr_tail: "  --verbose  print more".to_owned(),
+        };
+        let check = target_check("follow-up", &outcome, Duration::from_secs(1));
+        assert_eq!(check.status, Status::Failure);
+        assert_eq!(
+            check.details,
+            "the target exited with status 2; its stderr began with: Unknown scenario: follow-up\nusage: client URL\n[...]\nand ended with:   --verbose  print more"
+        );
     }
 }
