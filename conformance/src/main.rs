@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use conformance::report::{self, Baseline};
-use conformance::rules::{self, UNAVAILABLE_FAMILIES};
-use conformance::runner::{self, RunOptions, SCENARIOS};
+use conformance::report::{self, Baseline, ProgressReporter};
+use conformance::rules;
+use conformance::runner::{self, Partition, RunOptions};
 
 /// Drives a Perplexity Computer MCP client through scripted scenarios and judges it rule by rule.
 #[derive(Parser)]
@@ -30,9 +30,21 @@ struct RunArgs {
     /// Only this scenario (repeatable).
     #[arg(long = "scenario")]
     scenarios: Vec<String>,
-    /// pretty, json or junit.
+    /// pretty, json, junit, markdown (a summary for $GITHUB_STEP_SUMMARY) or github (GitHub
+    /// Actions annotations, then the pretty report).
     #[arg(long, default_value = "pretty")]
     format: String,
+    /// Warnings (SHOULD rules broken) fail the run too.
+    #[arg(long)]
+    strict: bool,
+    /// Only shard k of n of the selected scenarios: count:k/n (or k/n) deals them out in turn,
+    /// hash:k/n by a stable hash of their names.
+    #[arg(long)]
+    partition: Option<String>,
+    /// After the run, write its failures here as an expected-failures file the next run
+    /// accepts (with the --expected-failures entries of scenarios that did not run).
+    #[arg(long)]
+    write_expected_failures: Option<PathBuf>,
     /// Keep each scenario's journal, user log, output and checks here.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -53,7 +65,11 @@ struct RunArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Scenarios and rules, with the document section each rule comes from.
-    List,
+    List {
+        /// text, or json (format conformance-list/1).
+        #[arg(long, default_value = "text")]
+        format: String,
+    },
     /// A mock with the user channel for a hand-driven host; checks printed when stopped.
     Serve {
         /// The scenario.
@@ -77,10 +93,7 @@ enum Command {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::List) => {
-            print!("{}", list());
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::List { format }) => list(&format),
         Some(Command::Serve {
             scenario,
             time_scale,
@@ -99,40 +112,19 @@ async fn main() -> ExitCode {
     }
 }
 
-fn list() -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    for suite in ["computer", "agent"] {
-        let _ = writeln!(out, "Scenarios (suite {suite}):");
-        for s in SCENARIOS.iter().filter(|s| s.suite == suite) {
-            let era = match (s.suite, s.era) {
-                ("computer", runner::Era::Modern) => " [2026-07-28]",
-                _ => "",
-            };
-            let _ = writeln!(out, "  {:<34} {}{era}", s.name, s.description);
-        }
-        if suite == "computer" {
-            out.push('\n');
-        }
+fn list(format: &str) -> Result<ExitCode, String> {
+    match format {
+        "text" => print!("{}", report::list_text()),
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::list_json()).unwrap_or_default()
+        ),
+        other => return Err(format!("--format must be text or json, not `{other}`")),
     }
-    out.push_str("\nRules:\n");
-    for r in rules::registry() {
-        let level = match r.level {
-            rules::Level::Must => "MUST",
-            rules::Level::Should => "SHOULD",
-        };
-        let _ = writeln!(out, "  {:<40} {:<6} {}", r.id, level, r.summary);
-        let _ = writeln!(out, "      from: {} § {}", r.doc.document, r.doc.section);
-        let _ = writeln!(out, "      scenarios: {}", r.scenario_names().join(", "));
-    }
-    if !UNAVAILABLE_FAMILIES.is_empty() {
-        out.push_str("\nNot yet available (not checked, never passed):\n");
-        for (family, reason) in UNAVAILABLE_FAMILIES {
-            let _ = writeln!(out, "  {family}: {reason}");
-        }
-    }
-    out
+    Ok(ExitCode::SUCCESS)
 }
+
+const FORMATS: &[&str] = &["pretty", "json", "junit", "markdown", "github"];
 
 async fn run(args: RunArgs) -> Result<ExitCode, String> {
     let Some(target) = args.target else {
@@ -140,9 +132,10 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
             "--target \"<command>\" is required (or use list, serve, reference-client)".into(),
         );
     };
-    if !["pretty", "json", "junit"].contains(&args.format.as_str()) {
+    if !FORMATS.contains(&args.format.as_str()) {
         return Err(format!(
-            "--format must be pretty, json or junit, not `{}`",
+            "--format must be one of {}, not `{}`",
+            FORMATS.join(", "),
             args.format
         ));
     }
@@ -152,10 +145,19 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
             args.suite
         ));
     }
+    if args.jobs == 0 {
+        return Err("--jobs must be at least 1 (the number of scenarios run at once)".into());
+    }
     let positive = |x: f64| x > 0.0 && x.is_finite();
     if !positive(args.timeout) || !positive(args.time_scale) {
         return Err("--timeout and --time-scale must be positive numbers".into());
     }
+    let partition = args
+        .partition
+        .as_deref()
+        .map(str::parse::<Partition>)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let baseline = match &args.expected_failures {
         Some(path) => Baseline::load(path).map_err(|e| e.to_string())?,
         None => Baseline::default(),
@@ -164,47 +166,45 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
         target,
         suite: args.suite,
         scenarios: args.scenarios,
-        jobs: args.jobs.max(1),
+        jobs: args.jobs,
         timeout: Duration::from_secs_f64(args.timeout),
         time_scale: args.time_scale,
         output: args.output.clone(),
+        partition,
     };
-    let pretty = args.format == "pretty";
-    let run = runner::run_suite_with(&options, |done, total, scenario| {
-        if pretty {
-            let failed = scenario
-                .checks
-                .iter()
-                .any(|c| c.status != report::Status::Success);
-            let bar: String = (0..20)
-                .map(|i| if i * total < done * 20 { '#' } else { '.' })
-                .collect();
-            eprintln!(
-                "[{bar}] {done}/{total} {} {}",
-                scenario.name,
-                if failed { "FAIL" } else { "ok" }
-            );
+    // Refuses unknown --scenario names before anything starts.
+    options.selected().map_err(|e| e.to_string())?;
+    let progress = (args.format == "pretty").then(ProgressReporter::for_stderr);
+    let run = runner::run_suite_with(&options, |event| {
+        if let Some(progress) = &progress {
+            progress.show(event);
         }
     })
     .await
     .map_err(|e| e.to_string())?;
-    let verdict = baseline.verdict(&run);
+    let verdict = baseline.verdict_with(&run, args.strict);
+    let json = || serde_json::to_string_pretty(&report::json(&run, &verdict)).unwrap_or_default();
     let text = match args.format.as_str() {
-        "json" => {
-            serde_json::to_string_pretty(&report::json(&run, &verdict)).unwrap_or_default() + "\n"
-        }
-        "junit" => report::junit(&run).map_err(|e| e.to_string())? + "\n",
+        "json" => json() + "\n",
+        "junit" => report::junit_with(&run, &verdict).map_err(|e| e.to_string())? + "\n",
+        "markdown" => report::markdown(&run, &verdict),
+        "github" => report::github(&run, &verdict),
         _ => report::pretty(&run, &verdict),
     };
     print!("{text}");
+    let write = |path: &std::path::Path, contents: String| {
+        std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))
+    };
     if let Some(dir) = &args.output {
-        let json = serde_json::to_string_pretty(&report::json(&run, &verdict)).unwrap_or_default();
-        std::fs::write(dir.join("report.json"), json)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-        if let Ok(xml) = report::junit(&run) {
-            std::fs::write(dir.join("junit.xml"), xml)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        write(&dir.join("report.json"), json())?;
+        write(&dir.join("summary.md"), report::markdown(&run, &verdict))?;
+        if let Ok(xml) = report::junit_with(&run, &verdict) {
+            write(&dir.join("junit.xml"), xml)?;
         }
+    }
+    if let Some(path) = &args.write_expected_failures {
+        write(path, baseline.accepting(&verdict).to_text())?;
     }
     Ok(if verdict.passed() {
         ExitCode::SUCCESS

@@ -10,102 +10,20 @@ mod account;
 mod agent;
 mod auth;
 mod credits;
+mod documents;
 mod elicitation;
+pub mod ids;
 mod interactive;
+mod rule;
 mod tasks;
 mod thread;
 mod wire;
 
-use std::collections::BTreeSet;
-
-use mock_server::Exchange;
-use serde::Serialize;
-use serde_json::Value;
-
-/// MUST rules fail; SHOULD rules warn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    /// A violation is a FAILURE.
-    Must,
-    /// A violation is a WARNING.
-    Should,
-}
-
-/// Where a rule comes from.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct DocRef {
-    /// The document.
-    pub document: &'static str,
-    /// Its section.
-    pub section: &'static str,
-    /// The passage, quoted word for word.
-    pub quote: &'static str,
-}
-
-/// What a check concluded.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// The rule held; the text says what was observed.
-    Pass(String),
-    /// The rule was broken, at these journal sequence numbers.
-    Violated {
-        /// What went wrong, in a sentence.
-        message: String,
-        /// Journal sequence numbers of the offending exchanges.
-        evidence: Vec<usize>,
-    },
-    /// The observation the rule needs never happened (a failure, never a silent pass).
-    Unobserved(String),
-}
-
-/// One client rule.
-#[derive(Debug, Clone, Copy)]
-pub struct Rule {
-    /// Stable id, e.g. `computer.thread.reuse`.
-    pub id: &'static str,
-    /// One-line summary.
-    pub summary: &'static str,
-    /// MUST or SHOULD.
-    pub level: Level,
-    /// The passage it comes from.
-    pub doc: DocRef,
-    /// Scenarios that exercise it: names, `*` (every scenario of the suite), or a group:
-    /// [`HANDSHAKE`], [`TASKS`] or [`ELICITATION`].
-    pub scenarios: &'static [&'static str],
-    /// The check.
-    pub check: fn(&Transcript) -> Outcome,
-}
-
-impl Rule {
-    /// Whether `scenario` exercises this rule.
-    pub fn applies_to(&self, scenario: &str) -> bool {
-        let spec = crate::runner::suite::find(scenario);
-        self.scenarios.iter().any(|s| {
-            // `*` is every scenario of the computer suite: its MCP wire rules say nothing of
-            // an Agent API client.
-            (*s == "*" && spec.is_none_or(|spec| spec.suite == "computer"))
-                || *s == scenario
-                || crate::runner::suite::find(scenario).is_some_and(|spec| spec.in_group(s))
-        })
-    }
-
-    /// The suite's scenarios that exercise this rule, in suite order.
-    pub fn scenario_names(&self) -> Vec<&'static str> {
-        crate::runner::SCENARIOS
-            .iter()
-            .map(|s| s.name)
-            .filter(|s| self.applies_to(s))
-            .collect()
-    }
-}
-
-/// Every handshake-era scenario (`initialize`, a session).
-pub const HANDSHAKE: &str = "@handshake";
-/// Every scenario the client follows with MCP Tasks.
-pub const TASKS: &str = "@tasks";
-/// Every scenario the client follows with in-call elicitation (MRTR).
-pub const ELICITATION: &str = "@elicitation";
+use crate::check::Check;
+pub use crate::check::{DocRef, Level, Outcome};
+pub use crate::suite::{ELICITATION, HANDSHAKE, TASKS};
+pub use crate::transcript::{Rpc, ToolCall, Transcript, UserRecord};
+pub use rule::Rule;
 
 /// Families of rules whose mock features have not landed yet: listed, never passed.
 pub const UNAVAILABLE_FAMILIES: &[(&str, &str)] = &[];
@@ -125,291 +43,27 @@ pub fn registry() -> Vec<Rule> {
     rules
 }
 
+/// Every applicable rule's check over a transcript.
+pub fn judge(transcript: &Transcript) -> Vec<Check> {
+    registry()
+        .into_iter()
+        .filter(|r| r.applies_to(&transcript.scenario))
+        .map(|rule| {
+            let outcome = (rule.check)(transcript);
+            Check::judged(rule.id, rule.level, rule.doc, outcome, transcript)
+        })
+        .collect()
+}
+
 /// The rule with this id.
 pub fn find(id: &str) -> Option<Rule> {
     registry().into_iter().find(|r| r.id == id)
 }
 
-/// One thing the client did on the user channel, and when (relative to the journal).
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct UserRecord {
-    /// Number of journal exchanges recorded when this happened: everything with a smaller
-    /// sequence number came before it.
-    pub at: usize,
-    /// `next-message`, `ask`, `interrupt`, `show` or `done`.
-    pub kind: String,
-    /// What the client sent.
-    pub request: Value,
-    /// What the runner answered (null for 204).
-    pub response: Value,
-}
-
-/// A JSON-RPC request the client POSTed to the MCP endpoint, with its answer.
-#[derive(Debug, Clone)]
-pub struct Rpc {
-    /// Journal sequence number.
-    pub seq: usize,
-    /// Method (None for a response or garbage).
-    pub method: Option<String>,
-    /// Params.
-    pub params: Value,
-    /// The JSON-RPC id (null for a notification).
-    pub id: Value,
-    /// Request headers (lower-cased).
-    pub headers: serde_json::Map<String, Value>,
-    /// HTTP status.
-    pub status: u16,
-    /// Response headers.
-    pub response_headers: serde_json::Map<String, Value>,
-    /// The JSON-RPC response to this request (from the body or the SSE stream), or null.
-    pub response: Value,
-    /// Wall-clock time the request arrived.
-    pub real_time: chrono::DateTime<chrono::Utc>,
-}
-
-impl Rpc {
-    /// A request header, as text.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(Value::as_str)
-    }
-}
-
-/// A `tools/call` and the task JSON it returned.
-#[derive(Debug, Clone)]
-pub struct ToolCall {
-    /// Journal sequence number.
-    pub seq: usize,
-    /// Tool name.
-    pub name: String,
-    /// Arguments.
-    pub args: Value,
-    /// The task JSON (structuredContent, else the first text block parsed), or null.
-    pub result: Value,
-    /// Virtual time the call arrived.
-    pub virtual_time: chrono::DateTime<chrono::Utc>,
-}
-
-impl ToolCall {
-    /// `arguments.thread_id`.
-    pub fn thread_arg(&self) -> Option<&str> {
-        self.args.get("thread_id").and_then(Value::as_str)
-    }
-    /// `thread_id` of the result.
-    pub fn result_thread(&self) -> Option<&str> {
-        self.result.get("thread_id").and_then(Value::as_str)
-    }
-    /// `event` of the result.
-    pub fn event(&self) -> Option<&str> {
-        self.result.get("event").and_then(Value::as_str)
-    }
-    /// `task_status` of the result, or `web_state.task_status` of a read_thread.
-    pub fn task_status(&self) -> Option<&str> {
-        self.result
-            .get("task_status")
-            .and_then(Value::as_str)
-            .or_else(|| self.result.pointer("/web_state/task_status")?.as_str())
-    }
-    /// The thread this call is about: the argument, else the result's.
-    pub fn thread(&self) -> Option<&str> {
-        self.thread_arg().or_else(|| self.result_thread())
-    }
-    /// A short description for evidence lines.
-    pub fn describe(&self) -> String {
-        format!(
-            "#{} {}({}) -> {}",
-            self.seq,
-            self.name,
-            self.args,
-            match (self.event(), self.task_status()) {
-                (Some(e), Some(s)) => format!("event {e}, task_status {s}"),
-                (Some(e), None) => format!("event {e}"),
-                _ => "no task result".to_owned(),
-            }
-        )
-    }
-}
-
-/// Everything recorded in one scenario run, in the shapes the checks need.
-#[derive(Debug, Clone)]
-pub struct Transcript {
-    /// The scenario.
-    pub scenario: String,
-    /// Every exchange, as the journal recorded it.
-    pub exchanges: Vec<Exchange>,
-    /// JSON-RPC requests to the MCP endpoint.
-    pub rpcs: Vec<Rpc>,
-    /// Tool calls.
-    pub calls: Vec<ToolCall>,
-    /// The user channel's log.
-    pub user: Vec<UserRecord>,
-}
-
-impl Transcript {
-    /// Builds the observations from a journal and a user-channel log.
-    pub fn new(scenario: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Self {
-        let mut rpcs = Vec::new();
-        let mut calls = Vec::new();
-        for e in &exchanges {
-            if e.method != "POST" || e.path != mock_server::MCP_PATH {
-                continue;
-            }
-            let body = &e.request_body;
-            let method = body
-                .get("method")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            let id = body.get("id").cloned();
-            let response = response_for(e, id.as_ref());
-            let params = body.get("params").cloned().unwrap_or(Value::Null);
-            if method.as_deref() == Some("tools/call") {
-                calls.push(ToolCall {
-                    seq: e.seq,
-                    name: params
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    args: params.get("arguments").cloned().unwrap_or(Value::Null),
-                    result: task_json(&response),
-                    virtual_time: e.virtual_time,
-                });
-            }
-            rpcs.push(Rpc {
-                seq: e.seq,
-                method,
-                id: id.unwrap_or(Value::Null),
-                params,
-                headers: e.request_headers.clone(),
-                status: e.status,
-                response_headers: e.response_headers.clone(),
-                response,
-                real_time: e.real_time,
-            });
-        }
-        Self {
-            scenario: scenario.to_owned(),
-            exchanges,
-            rpcs,
-            calls,
-            user,
-        }
-    }
-
-    /// Tool calls of one tool.
-    pub fn calls_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ToolCall> + 'a {
-        self.calls.iter().filter(move |c| c.name == name)
-    }
-
-    /// Whether the URL (one the mock handed out) was fetched with GET before `before`.
-    pub fn opened_before(&self, url: &str, before: usize) -> Option<usize> {
-        let target = path_of(url);
-        self.exchanges
-            .iter()
-            .filter(|e| e.seq < before && e.method == "GET")
-            .find(|e| {
-                let full = match &e.query {
-                    Some(q) => format!("{}?{q}", e.path),
-                    None => e.path.clone(),
-                };
-                full == target || e.path == target
-            })
-            .map(|e| e.seq)
-    }
-
-    /// Sequence numbers of credit top-ups (the billing page's button or the control API).
-    pub fn top_ups(&self) -> Vec<usize> {
-        self.exchanges
-            .iter()
-            .filter(|e| e.method == "POST" && e.path.ends_with("/top-up") && e.status < 400)
-            .map(|e| e.seq)
-            .collect()
-    }
-
-    /// Thread ids the mock handed out in results.
-    pub fn issued_threads(&self) -> BTreeSet<String> {
-        self.calls
-            .iter()
-            .filter_map(|c| c.result_thread().map(str::to_owned))
-            .collect()
-    }
-
-    /// Whether the user channel delivered a new message between two journal positions.
-    pub fn user_message_between(&self, after: usize, before: usize) -> bool {
-        self.user.iter().any(|u| {
-            u.kind == "next-message"
-                && u.at > after
-                && u.at <= before
-                && u.response.get("message").is_some()
-        })
-    }
-}
-
-/// The path (and query) of a URL the mock handed out.
-pub(crate) fn path_of(url: &str) -> String {
-    match url.find("://") {
-        Some(scheme) => {
-            let rest = &url[scheme + 3..];
-            rest.find('/')
-                .map_or("/".to_owned(), |i| rest[i..].to_owned())
-        }
-        None => url.to_owned(),
-    }
-}
-
-/// The JSON-RPC response to request `id`: the body, or the SSE event carrying that id.
-fn response_for(e: &Exchange, id: Option<&Value>) -> Value {
-    let Some(id) = id else {
-        return Value::Null;
-    };
-    if e.response_body.get("id") == Some(id) {
-        return e.response_body.clone();
-    }
-    e.sse_events
-        .iter()
-        .rev()
-        .find(|s| s.data.get("id") == Some(id))
-        .map(|s| s.data.clone())
-        .unwrap_or(Value::Null)
-}
-
-/// The task JSON of a `tools/call` response.
-fn task_json(response: &Value) -> Value {
-    let Some(result) = response.get("result") else {
-        return Value::Null;
-    };
-    if let Some(structured) = result.get("structuredContent") {
-        return structured.clone();
-    }
-    result
-        .pointer("/content/0/text")
-        .and_then(Value::as_str)
-        .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or(Value::Null)
-}
-
-/// Whether a task status is final.
-pub(crate) fn terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
-}
-
-/// The computer document, for [`DocRef::document`].
-pub(crate) const COMPUTER_DOC: &str = "computer-mcp-server.txt";
-/// The MCP specification (lifecycle and transport), for [`DocRef::document`].
-pub(crate) const MCP_SPEC: &str = "MCP specification 2025-11-25";
-/// The MCP specification of the stateless era (MRTR, elicitation), for [`DocRef::document`].
-pub(crate) const MCP_SPEC_MODERN: &str = "MCP specification 2026-07-28 (mcp-wire.md)";
-/// The Agent API `mcp` tool document (approvals, ZDR), for [`DocRef::document`].
-pub(crate) const AGENT_MCP_DOC: &str = "agent-api-mcp-tool.txt";
-/// The Agent API Connectors document, for [`DocRef::document`].
-pub(crate) const AGENT_CONNECTORS_DOC: &str = "agent-api-connectors.txt";
-/// Documented facts gathered in the Agent API wire reference, for [`DocRef::document`].
-pub(crate) const AGENT_WIRE_DOC: &str =
-    "agent-api-wire.md (a documented fact, not a product document)";
-/// The tasks extension (SEP-2663), for [`DocRef::document`].
-pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension SEP-2663 (mcp-wire.md)";
-
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]
@@ -418,10 +72,5 @@ mod tests {
         let ids: BTreeSet<&str> = rules.iter().map(|r| r.id).collect();
         assert_eq!(ids.len(), rules.len());
         assert!(rules.iter().all(|r| !r.scenarios.is_empty()));
-    }
-
-    #[test]
-    fn path_of_keeps_path_and_query() {
-        assert_eq!(path_of("http://127.0.0.1:1/_mock/a?b=c"), "/_mock/a?b=c");
     }
 }

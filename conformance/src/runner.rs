@@ -2,38 +2,34 @@
 //! target run through `sh -c` with the server URL as its last argument, then every rule that
 //! the scenario exercises checked over the journal and the user channel's log.
 
+mod clock;
 mod drop;
-pub mod fixtures;
-pub mod suite;
-pub mod user;
+mod fixtures;
+mod partition;
+mod stage;
+mod target;
+mod user;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde::Serialize;
-use serde_json::{Value, json};
-use tokio::io::AsyncReadExt;
 
-use crate::Error;
-use crate::report::{Check, Status};
-use crate::rules::{self, Outcome, Transcript};
+use crate::check::Check;
+pub use crate::check::{Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
+use crate::error::Error;
+pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 pub use fixtures::TASK_POLL_INTERVAL_MS;
-pub use suite::{Era, Flow, SCENARIOS, ScenarioSpec};
+pub use partition::{Partition, PartitionError, PartitionKind};
+pub use stage::Stage;
+use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
 
-/// Protocol version the handshake-era scenarios announce.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
-/// The bearer token the runner hands the target (the built-in `alice` account).
-pub const BEARER_TOKEN: &str = "alice-dev-token";
 /// Default virtual seconds per real second: the two-minute call window lasts 24 ms, an hour's
 /// sleep 0.72 s.
 pub const DEFAULT_TIME_SCALE: f64 = 5000.0;
 /// Default per-scenario timeout (real time).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-/// How much of the target's stdout and stderr is kept.
-const OUTPUT_CAP: usize = 256 * 1024;
 
 /// What to run and how.
 #[derive(Debug, Clone)]
@@ -52,6 +48,8 @@ pub struct RunOptions {
     pub time_scale: f64,
     /// Where to keep journals, user logs, output and checks.
     pub output: Option<PathBuf>,
+    /// Only this shard of the selected scenarios (`--partition`).
+    pub partition: Option<Partition>,
 }
 
 impl RunOptions {
@@ -65,6 +63,7 @@ impl RunOptions {
             timeout: DEFAULT_TIMEOUT,
             time_scale: DEFAULT_TIME_SCALE,
             output: None,
+            partition: None,
         }
     }
 
@@ -77,7 +76,7 @@ impl RunOptions {
         }
         // A scenario named with --scenario runs whatever --suite says: naming an agent scenario
         // without `--suite agent` must not select nothing and pass.
-        Ok(SCENARIOS
+        let selected: Vec<&'static ScenarioSpec> = SCENARIOS
             .iter()
             .filter(|s| {
                 if self.scenarios.is_empty() {
@@ -86,117 +85,41 @@ impl RunOptions {
                     self.scenarios.iter().any(|n| n == s.name)
                 }
             })
-            .collect())
+            .collect();
+        Ok(match &self.partition {
+            Some(partition) => partition.apply(selected),
+            None => selected,
+        })
     }
 }
 
-/// How the target process ended.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
-pub struct TargetOutcome {
-    /// Exit code, when it exited on its own.
-    pub exit_code: Option<i32>,
-    /// Whether it was killed at the timeout.
-    pub timed_out: bool,
-    /// Why it could not be started, if it could not.
-    pub spawn_error: Option<String>,
-    /// Bytes it wrote to stdout.
-    pub stdout_bytes: usize,
-    /// Bytes it wrote to stderr.
-    pub stderr_bytes: usize,
-    /// The end of its stderr (for the verdict).
-    pub stderr_tail: String,
-}
-
-/// One scenario's result.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct ScenarioResult {
-    /// Scenario name.
-    pub name: String,
-    /// Real time it took, in milliseconds.
-    pub duration_ms: u64,
-    /// How the target ended.
-    pub target: TargetOutcome,
-    /// The checks.
-    pub checks: Vec<Check>,
-}
-
-/// A whole run.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct RunResult {
-    /// The target command.
-    pub target: String,
-    /// The suite.
-    pub suite: String,
-    /// Real time the run took, in milliseconds.
-    pub duration_ms: u64,
-    /// Per scenario, in suite order.
-    pub scenarios: Vec<ScenarioResult>,
-}
-
-/// Counts of check statuses.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
-pub struct Summary {
-    /// Scenarios run.
-    pub scenarios: usize,
-    /// Checks made.
-    pub checks: usize,
-    /// SUCCESS checks.
-    pub success: usize,
-    /// FAILURE checks.
-    pub failure: usize,
-    /// WARNING checks.
-    pub warning: usize,
-    /// SKIPPED checks.
-    pub skipped: usize,
-    /// INFO checks.
-    pub info: usize,
-}
-
-impl RunResult {
-    /// Every check, in order.
-    pub fn checks(&self) -> impl Iterator<Item = &Check> {
-        self.scenarios.iter().flat_map(|s| s.checks.iter())
-    }
-
-    /// Status counts.
-    pub fn summary(&self) -> Summary {
-        let mut s = Summary {
-            scenarios: self.scenarios.len(),
-            ..Summary::default()
-        };
-        for c in self.checks() {
-            s.checks += 1;
-            match c.status {
-                Status::Success => s.success += 1,
-                Status::Failure => s.failure += 1,
-                Status::Warning => s.warning += 1,
-                Status::Skipped => s.skipped += 1,
-                Status::Info => s.info += 1,
-            }
-        }
-        s
-    }
-}
-
-/// Runs the selected scenarios, `jobs` at a time; `progress` hears of each as it finishes.
+/// Runs the selected scenarios, `jobs` at a time; `progress` hears of each as it starts and as
+/// it finishes.
 pub async fn run_suite_with(
     options: &RunOptions,
-    mut progress: impl FnMut(usize, usize, &ScenarioResult),
+    progress: impl Fn(Progress<'_>) + Sync,
 ) -> Result<RunResult, Error> {
     let started = Instant::now();
     let selected = options.selected()?;
     let total = selected.len();
     let mut results: Vec<(usize, ScenarioResult)> = Vec::with_capacity(total);
-    let mut stream = futures::stream::iter(
-        selected
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| async move { (i, run_scenario(spec, options).await) }),
-    )
-    .buffer_unordered(options.jobs.max(1));
+    let progress = &progress;
+    let mut stream =
+        futures::stream::iter(selected.iter().enumerate().map(|(i, spec)| async move {
+            progress(Progress::Started {
+                scenario: spec.name,
+                total,
+            });
+            (i, run_scenario(spec, options).await)
+        }))
+        .buffer_unordered(options.jobs.max(1));
     while let Some((i, result)) = stream.next().await {
         let result = result?;
-        progress(results.len() + 1, total, &result);
+        progress(Progress::Finished {
+            done: results.len() + 1,
+            total,
+            result: &result,
+        });
         results.push((i, result));
     }
     results.sort_by_key(|(i, _)| *i);
@@ -210,167 +133,11 @@ pub async fn run_suite_with(
 
 /// Runs the selected scenarios with no progress output.
 pub async fn run_suite(options: &RunOptions) -> Result<RunResult, Error> {
-    run_suite_with(options, |_, _, _| {}).await
+    run_suite_with(options, |_| {}).await
 }
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A mock and its user channel, serving on one port.
-pub struct Stage {
-    /// The mock's handle (journal, clock, world).
-    pub mock: mock_server::MockHandle,
-    /// The scripted person.
-    pub user: UserChannel,
-    /// `http://127.0.0.1:PORT`.
-    pub base_url: String,
-    server: tokio::task::JoinHandle<()>,
-    /// Fixture overrides the mock loaded (kept until the stage ends, then removed).
-    _overrides: Option<fixtures::Overrides>,
-}
-
-impl Stage {
-    /// Starts a fresh mock for `spec` on `127.0.0.1:0`, on a clock `time_scale` times real time.
-    pub async fn start(spec: &ScenarioSpec, time_scale: f64) -> Result<Self, Error> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(Error::Bind)?;
-        let address = listener.local_addr().map_err(Error::Bind)?;
-        let base_url = format!("http://{address}");
-        let overrides = fixtures::Overrides::write(spec.name, &address.port().to_string())?;
-        let time_scale = if spec.max_time_scale > 0.0 {
-            time_scale.min(spec.max_time_scale)
-        } else {
-            time_scale
-        };
-        // Verdicts read the whole journal: nothing may be dropped or cut (see `judge`).
-        let mut builder = mock_server::MockServer::builder()
-            .time_scale(time_scale)
-            .journal(mock_server::JournalConfig::unbounded());
-        // Computer scenarios are the fallback of conversations that name none; an Agent API
-        // request picks its scenario from its own message, as the catalog says.
-        if spec.suite == "computer" {
-            builder = builder.scenario(spec.name);
-        }
-        if let Some(o) = &overrides {
-            builder = builder.fixtures(o.dir());
-        }
-        let (router, mock) = builder.router(&base_url)?;
-        let user = UserChannel::new(
-            script_for(spec, &mock.mcp_url()),
-            mock.journal().clone(),
-            mock.clock().clone(),
-        );
-        let router = if spec.drop_stream_after > 0 {
-            drop::apply(router, spec.drop_stream_after)
-        } else {
-            router
-        };
-        let app = router.merge(user.routes());
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        Ok(Self {
-            mock,
-            user,
-            base_url,
-            server,
-            _overrides: overrides,
-        })
-    }
-
-    /// The MCP endpoint.
-    pub fn mcp_url(&self) -> String {
-        self.mock.mcp_url()
-    }
-
-    /// The environment the target gets.
-    pub fn env(&self, spec: &ScenarioSpec) -> Vec<(&'static str, String)> {
-        let context = json!({
-            "name": spec.name,
-            "description": spec.description,
-            "era": spec.era.name(),
-            "protocol_version": spec.era.protocol_version(),
-            "flow": spec.flow.name(),
-            "suite": spec.suite,
-            "user": script_for(spec, &self.mcp_url()),
-        });
-        vec![
-            ("MCP_CONFORMANCE_SCENARIO", spec.name.to_owned()),
-            (
-                "MCP_CONFORMANCE_PROTOCOL_VERSION",
-                spec.era.protocol_version().to_owned(),
-            ),
-            ("MCP_CONFORMANCE_CONTEXT", context.to_string()),
-            (
-                "CONFORMANCE_USER_URL",
-                format!("{}{USER_PATH}", self.base_url),
-            ),
-            ("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()),
-            ("PERPLEXITY_BASE_URL", self.base_url.clone()),
-            ("PERPLEXITY_API_KEY", spec.api_key().to_owned()),
-        ]
-    }
-
-    /// Judges what happened so far against every rule `spec` exercises.
-    pub fn judge(&self, spec: &ScenarioSpec) -> Vec<Check> {
-        let transcript =
-            Transcript::new(spec.name, self.mock.journal().exchanges(), self.user.log());
-        let mut checks = judge(&transcript);
-        let dropped = self.mock.journal().stats().dropped;
-        if dropped > 0 {
-            // The stage keeps its journal whole; a drop means every verdict above read a
-            // partial transcript, which must never pass quietly.
-            checks.push(Check {
-                id: format!("{}:runner.journal-complete", spec.name),
-                rule: "runner.journal-complete".to_owned(),
-                level: rules::Level::Must,
-                status: Status::Failure,
-                scenario: spec.name.to_owned(),
-                doc: crate::report::Doc {
-                    document: "conformance runner".to_owned(),
-                    section: "Conformance runner".to_owned(),
-                    quote: "the runner keeps the mock's whole journal".to_owned(),
-                },
-                details: format!(
-                    "the mock's journal dropped {dropped} exchange(s), so the checks judged an \
-                     incomplete transcript; this is a runner bug, please report it"
-                ),
-                evidence: Vec::new(),
-            });
-        }
-        checks
-    }
-}
-
-impl Drop for Stage {
-    fn drop(&mut self) {
-        // Aborting rather than a graceful shutdown: a dead client's open streams must not keep
-        // the runner waiting.
-        self.server.abort();
-    }
-}
-
-/// The user's script with `{mcp_url}` (in agent turns) replaced by the mock's MCP endpoint.
-fn script_for(spec: &ScenarioSpec, mcp_url: &str) -> Value {
-    let script = spec.script();
-    if !script.to_string().contains("{mcp_url}") {
-        return script;
-    }
-    serde_json::from_str(&script.to_string().replace("{mcp_url}", mcp_url)).unwrap_or(script)
-}
-
-/// Every applicable rule's check over a transcript.
-pub fn judge(transcript: &Transcript) -> Vec<Check> {
-    rules::registry()
-        .into_iter()
-        .filter(|r| r.applies_to(&transcript.scenario))
-        .map(|rule| {
-            let outcome = (rule.check)(transcript);
-            Check::from_outcome(&rule, &transcript.scenario, outcome, transcript)
-        })
-        .collect()
 }
 
 async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<ScenarioResult, Error> {
@@ -383,7 +150,7 @@ async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<Scena
         options.timeout,
     )
     .await;
-    let mut checks = vec![Check::target(spec.name, &target, options.timeout)];
+    let mut checks = vec![target_check(spec.name, &target, options.timeout)];
     checks.extend(stage.judge(spec));
     if let Some(dir) = &options.output {
         keep(&dir.join(spec.name), &stage, &stdout, &stderr, &checks)?;
@@ -431,137 +198,4 @@ fn keep(
     write(&dir.join("stderr.txt"), stderr)?;
     let json = serde_json::to_string_pretty(checks).unwrap_or_default();
     write(&dir.join("checks.json"), json)
-}
-
-/// Reads a pipe to the end, keeping the first [`OUTPUT_CAP`] bytes: a flooding target must
-/// neither block on a full pipe nor fill the runner's memory.
-async fn drain(mut pipe: impl tokio::io::AsyncRead + Unpin) -> (Vec<u8>, usize) {
-    let mut kept = Vec::new();
-    let mut total = 0;
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match pipe.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                total += n;
-                let room = OUTPUT_CAP.saturating_sub(kept.len());
-                kept.extend_from_slice(&buf[..n.min(room)]);
-            }
-        }
-    }
-    (kept, total)
-}
-
-/// Kills the target's whole process group (the shell and whatever it started).
-fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid {
-        let _ = std::process::Command::new("kill")
-            .args(["-KILL", "--", &format!("-{pid}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-}
-
-/// Runs `target "$URL"` through `sh -c` with `env`, killed at `timeout`.
-pub async fn run_target(
-    target: &str,
-    url: &str,
-    env: &[(&'static str, String)],
-    timeout: Duration,
-) -> (TargetOutcome, Vec<u8>, Vec<u8>) {
-    let mut command = tokio::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("{target} \"$0\""))
-        .arg(url)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut outcome = TargetOutcome {
-        exit_code: None,
-        timed_out: false,
-        spawn_error: None,
-        stdout_bytes: 0,
-        stderr_bytes: 0,
-        stderr_tail: String::new(),
-    };
-    let mut child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            outcome.spawn_error = Some(format!("could not run `sh -c`: {e}"));
-            return (outcome, Vec::new(), Vec::new());
-        }
-    };
-    let pid = child.id();
-    let out = child.stdout.take().map(|p| tokio::spawn(drain(p)));
-    let err = child.stderr.take().map(|p| tokio::spawn(drain(p)));
-    match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(Ok(status)) => outcome.exit_code = status.code(),
-        Ok(Err(e)) => outcome.spawn_error = Some(format!("could not wait for the target: {e}")),
-        Err(_) => {
-            outcome.timed_out = true;
-            kill_group(pid);
-            let _ = child.kill().await;
-        }
-    }
-    // Whatever the target left running in the background goes too, so its pipes close.
-    kill_group(pid);
-    let collect = |task: Option<tokio::task::JoinHandle<(Vec<u8>, usize)>>| async move {
-        match task {
-            Some(task) => tokio::time::timeout(Duration::from_secs(2), task)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default(),
-            None => (Vec::new(), 0),
-        }
-    };
-    let (stdout, stdout_bytes) = collect(out).await;
-    let (stderr, stderr_bytes) = collect(err).await;
-    outcome.stdout_bytes = stdout_bytes;
-    outcome.stderr_bytes = stderr_bytes;
-    let text = String::from_utf8_lossy(&stderr);
-    let tail: Vec<&str> = text.lines().rev().take(5).collect();
-    outcome.stderr_tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-    (outcome, stdout, stderr)
-}
-
-/// A one-line description of an exchange, for evidence.
-pub fn describe_exchange(t: &Transcript, seq: usize) -> String {
-    if let Some(c) = t.calls.iter().find(|c| c.seq == seq) {
-        return c.describe();
-    }
-    let Some(e) = t.exchanges.iter().find(|e| e.seq == seq) else {
-        return format!("#{seq}");
-    };
-    let what = e
-        .request_body
-        .get("method")
-        .and_then(Value::as_str)
-        .map(|m| format!(" {m}"))
-        .unwrap_or_default();
-    let query = e
-        .query
-        .as_ref()
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
-    format!(
-        "#{seq} {} {}{query}{what} -> {}",
-        e.method, e.path, e.status
-    )
-}
-
-/// The outcome as a check status for a rule of `level`.
-pub fn status_of(level: rules::Level, outcome: &Outcome) -> Status {
-    match (outcome, level) {
-        (Outcome::Pass(_), _) => Status::Success,
-        // Even a SHOULD rule fails when what it needed to see never happened.
-        (Outcome::Unobserved(_), _) => Status::Failure,
-        (_, rules::Level::Must) => Status::Failure,
-        (_, rules::Level::Should) => Status::Warning,
-    }
 }

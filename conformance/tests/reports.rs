@@ -192,3 +192,110 @@ async fn the_junit_report_uses_only_what_the_vendored_junit_schema_declares() {
     }
     assert!(seen > 3, "{xml}");
 }
+
+/// A green run (exit 0) with an expected failure and a warning: `follow-up` breaks
+/// `computer.thread.reuse` (listed in the baseline), `sleep` warns on `computer.progress.token`.
+async fn green_run_with_an_expected_failure_and_a_warning()
+-> (conformance::runner::RunResult, Baseline) {
+    let target = format!(
+        "if [ \"$MCP_CONFORMANCE_SCENARIO\" = follow-up ]; then B=computer.thread.reuse; \
+         else B=computer.progress.token; fi; {} reference-client --break $B",
+        common::bin()
+    );
+    let mut options = common::options(&target, &["follow-up", "sleep"]);
+    options.suite = "computer".into();
+    let run = common::run(&options).await;
+    let baseline = Baseline::parse("follow-up:computer.thread.reuse\n").expect("baseline");
+    (run, baseline)
+}
+
+/// Every element of `xml` with its attributes, in document order.
+fn elements(xml: &str) -> Vec<(String, std::collections::BTreeMap<String, String>)> {
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut found = Vec::new();
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Start(e) | Event::Empty(e) => {
+                let attrs = e
+                    .attributes()
+                    .filter_map(Result::ok)
+                    .map(|a| {
+                        (
+                            String::from_utf8_lossy(a.key.as_ref()).into_owned(),
+                            String::from_utf8_lossy(&a.value).into_owned(),
+                        )
+                    })
+                    .collect();
+                found.push((
+                    String::from_utf8_lossy(e.name().as_ref()).into_owned(),
+                    attrs,
+                ));
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_junit_of_a_green_run_has_no_failure_and_a_time_on_every_testcase() {
+    let (run, baseline) = green_run_with_an_expected_failure_and_a_warning().await;
+    let verdict = baseline.verdict(&run);
+    assert!(verdict.passed(), "{verdict:?}");
+    assert_eq!(run.summary().failure, 1);
+    assert!(run.summary().warning >= 1);
+    let xml = report::junit_with(&run, &verdict).expect("junit");
+    let declared = schema_attributes();
+    let elements = elements(&xml);
+    for (name, attrs) in &elements {
+        let allowed = declared
+            .get(name)
+            .unwrap_or_else(|| panic!("<{name}> is not declared by junit-10.xsd"));
+        for a in attrs.keys() {
+            assert!(
+                allowed.iter().any(|(n, _)| n == a),
+                "<{name} {a}> not allowed"
+            );
+        }
+        for (a, required) in allowed {
+            assert!(!required || attrs.contains_key(a), "<{name}> lacks {a}");
+        }
+    }
+    assert!(!xml.contains("<failure"), "{xml}");
+    let cases: Vec<_> = elements.iter().filter(|(n, _)| n == "testcase").collect();
+    assert_eq!(cases.len(), run.summary().checks);
+    assert!(cases.iter().all(|(_, a)| a.contains_key("time")), "{xml}");
+    let skipped: Vec<_> = elements.iter().filter(|(n, _)| n == "skipped").collect();
+    assert_eq!(skipped.len(), 1, "{xml}");
+    assert!(
+        skipped[0].1["message"].starts_with(
+            "expected failure (the expected-failures entry `follow-up:computer.thread.reuse`): "
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<system-out>WARNING: #"),
+        "the warning passes with its details in system-out: {xml}"
+    );
+    // The suites' failure counts agree: none.
+    assert!(
+        elements
+            .iter()
+            .filter(|(n, _)| n == "testsuite")
+            .all(|(_, a)| a["failures"] == "0"),
+        "{xml}"
+    );
+    // With --strict the warning fails the run, and the report says so.
+    let strict = baseline.verdict_with(&run, true);
+    assert!(!strict.passed());
+    let xml = report::junit_with(&run, &strict).expect("junit");
+    let failures: Vec<_> = self::elements(&xml)
+        .into_iter()
+        .filter(|(n, _)| n == "failure")
+        .collect();
+    assert!(
+        !failures.is_empty() && failures.iter().all(|(_, a)| a["type"] == "WARNING"),
+        "{xml}"
+    );
+}

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::Client;
 use crate::error::ClientError;
+use crate::rules::ids;
+
+use super::session::Session;
 
 /// What the client remembers between turns.
 #[derive(Debug, Default)]
@@ -76,27 +78,28 @@ fn multipart(
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
-impl Client {
+impl AccountState {
     /// Adds what the person's turn carries beyond text to the message's arguments: uploaded
     /// attachments, the Project of a new conversation, and the picked mode or model.
     pub(super) async fn turn_arguments(
         &mut self,
+        io: &mut Session,
         turn: &Value,
         args: &mut Value,
     ) -> Result<(), ClientError> {
         let continuing = args.get("thread_id").is_some();
         if !continuing {
-            self.account.settings.clear();
-            self.account.project.clear();
+            self.settings.clear();
+            self.project.clear();
         }
         if let Some(files) = turn.get("attachments").and_then(Value::as_array) {
             let mut urls = Vec::new();
             for file in files {
-                if let Some(url) = self.attach(file).await? {
+                if let Some(url) = self.attach(io, file).await? {
                     urls.push(json!(url));
                 }
             }
-            if !urls.is_empty() && !self.breaks("computer.upload.attachment-url") {
+            if !urls.is_empty() && !io.breaks(ids::COMPUTER_UPLOAD_ATTACHMENT_URL) {
                 args["attachment_urls"] = Value::Array(urls);
             }
         }
@@ -105,34 +108,30 @@ impl Client {
                 .get("name")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            if let Some(uuid) = self.find_project(name).await? {
-                self.account
-                    .project
-                    .insert("project_uuid".into(), json!(uuid));
+            if let Some(uuid) = self.find_project(io, name).await? {
+                self.project.insert("project_uuid".into(), json!(uuid));
                 if let Some(v) = project.get("visibility") {
-                    self.account
-                        .project
-                        .insert("project_visibility".into(), v.clone());
+                    self.project.insert("project_visibility".into(), v.clone());
                 }
             }
         }
-        if !continuing || self.breaks("computer.project.new-conversation") {
-            for (k, v) in &self.account.project {
+        if !continuing || io.breaks(ids::COMPUTER_PROJECT_NEW_CONVERSATION) {
+            for (k, v) in &self.project {
                 args[k.as_str()] = v.clone();
             }
         }
         if let Some(picked) = turn.get("settings").and_then(Value::as_object) {
             // The breaking client merges the new pick into the old one, the classic bug that
             // sends a mode and a model together.
-            if !self.breaks("computer.settings.mode-or-model") {
-                self.account.settings.clear();
+            if !io.breaks(ids::COMPUTER_SETTINGS_MODE_OR_MODEL) {
+                self.settings.clear();
             }
             for (k, v) in picked {
-                self.account.settings.insert(k.clone(), v.clone());
+                self.settings.insert(k.clone(), v.clone());
             }
             // A follow-up that names neither keeps the thread's settings, so they are only
             // passed on the turn the person picked them.
-            for (k, v) in &self.account.settings {
+            for (k, v) in &self.settings {
                 args[k.as_str()] = v.clone();
             }
         }
@@ -140,7 +139,11 @@ impl Client {
     }
 
     /// Uploads one attached file; returns its attachment_url.
-    async fn attach(&mut self, file: &Value) -> Result<Option<String>, ClientError> {
+    async fn attach(
+        &mut self,
+        io: &mut Session,
+        file: &Value,
+    ) -> Result<Option<String>, ClientError> {
         let name = file
             .get("filename")
             .and_then(Value::as_str)
@@ -153,7 +156,7 @@ impl Client {
             .get("content")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let envelope = self
+        let envelope = io
             .call(
                 "create_attachment_upload",
                 json!({"filename": name, "mime_type": mime, "size_bytes": content.len()}),
@@ -164,26 +167,26 @@ impl Client {
             envelope.get("attachment_url").and_then(Value::as_str),
             envelope.get("upload_fields").and_then(Value::as_object),
         ) else {
-            self.show("error", &envelope).await?;
+            io.show("error", &envelope).await?;
             return Ok(None);
         };
         let mut fields = fields.clone();
-        if self.breaks("computer.upload.envelope") {
+        if io.breaks(ids::COMPUTER_UPLOAD_ENVELOPE) {
             fields.remove("policy");
         }
         let (content_type, body) = multipart(&fields, name, mime, content.as_bytes());
         // Unauthenticated: the presigned POST carries its own signature.
-        let response = self
+        let response = io
             .http
             .post(upload_url)
             .header("content-type", content_type)
             .body(body)
             .send()
             .await
-            .map_err(Self::http_error(upload_url))?;
+            .map_err(Session::http_error(upload_url))?;
         if !response.status().is_success() {
             let text = response.text().await.unwrap_or_default();
-            self.show(
+            io.show(
                 "error",
                 &json!({"text": format!("Upload of {name} failed: {text}")}),
             )
@@ -194,14 +197,18 @@ impl Client {
 
     /// The uuid of the Project named `name`, paging projects_list until it is found or the
     /// listing ends.
-    async fn find_project(&mut self, name: &str) -> Result<Option<String>, ClientError> {
+    async fn find_project(
+        &mut self,
+        io: &mut Session,
+        name: &str,
+    ) -> Result<Option<String>, ClientError> {
         let mut cursor: Option<String> = None;
         loop {
             let mut args = json!({});
             if let Some(c) = &cursor {
                 args["cursor"] = json!(c);
             }
-            let page = self.call("projects_list", args).await?;
+            let page = io.call("projects_list", args).await?;
             let found = page
                 .get("projects")
                 .and_then(Value::as_array)
@@ -223,6 +230,7 @@ impl Client {
     /// null.
     async fn list_assets(
         &mut self,
+        io: &mut Session,
         thread: &str,
         entry_id: Option<&str>,
     ) -> Result<Vec<Value>, ClientError> {
@@ -236,14 +244,14 @@ impl Client {
             if let Some(c) = &cursor {
                 args["cursor"] = json!(c);
             }
-            let page = self.call("list_thread_assets", args).await?;
+            let page = io.call("list_thread_assets", args).await?;
             let items = page
                 .get("assets")
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
             // The mistake the document warns about: an empty filtered page taken as the end.
-            if items.is_empty() && self.breaks("computer.paging.next-cursor") {
+            if items.is_empty() && io.breaks(ids::COMPUTER_PAGING_NEXT_CURSOR) {
                 return Ok(assets);
             }
             assets.extend(items);
@@ -257,11 +265,12 @@ impl Client {
     /// Carries out something the person asked the host (not Computer) to do.
     pub(super) async fn host_request(
         &mut self,
+        io: &mut Session,
         request: &Value,
         thread: Option<&str>,
     ) -> Result<(), ClientError> {
         let Some(thread) = thread else {
-            return self
+            return io
                 .show(
                     "error",
                     &json!({"text": "There is no conversation to look at yet."}),
@@ -271,9 +280,7 @@ impl Client {
         match request.get("kind").and_then(Value::as_str) {
             Some("files") => {
                 let entry = if request.get("of").and_then(Value::as_str) == Some("latest") {
-                    let read = self
-                        .call("read_thread", json!({"thread_id": thread}))
-                        .await?;
+                    let read = io.call("read_thread", json!({"thread_id": thread})).await?;
                     read.pointer("/web_state/entries")
                         .and_then(Value::as_array)
                         .and_then(|e| e.last())
@@ -282,12 +289,12 @@ impl Client {
                 } else {
                     None
                 };
-                let assets = self.list_assets(thread, entry.as_deref()).await?;
+                let assets = self.list_assets(io, thread, entry.as_deref()).await?;
                 let names: Vec<&str> = assets
                     .iter()
                     .filter_map(|a| a.get("filename")?.as_str())
                     .collect();
-                self.user_post(
+                io.user_post(
                     "show",
                     json!({"kind": "files", "text": names.join("\n"), "files": assets, "thread_id": thread}),
                 )
@@ -299,57 +306,62 @@ impl Client {
                     .get("filename")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                self.download(thread, name).await
+                self.download(io, thread, name).await
             }
             _ => {
-                self.show("error", &json!({"text": "This host cannot do that."}))
+                io.show("error", &json!({"text": "This host cannot do that."}))
                     .await
             }
         }
     }
 
     /// Downloads `name`: the link the client has first, a fresh one when it has expired.
-    async fn download(&mut self, thread: &str, name: &str) -> Result<(), ClientError> {
-        if let Some(url) = self.account.files.get(name).cloned()
-            && let Some(bytes) = self.get_file(&url).await?
+    async fn download(
+        &mut self,
+        io: &mut Session,
+        thread: &str,
+        name: &str,
+    ) -> Result<(), ClientError> {
+        if let Some(url) = self.files.get(name).cloned()
+            && let Some(bytes) = self.get_file(io, &url).await?
         {
-            return self.show_file(thread, name, &url, bytes).await;
+            return self.show_file(io, thread, name, &url, bytes).await;
         }
-        if self.breaks("computer.assets.refresh-download") {
-            return self
+        if io.breaks(ids::COMPUTER_ASSETS_REFRESH_DOWNLOAD) {
+            return io
                 .show(
                     "error",
                     &json!({"text": format!("The link to {name} has expired.")}),
                 )
                 .await;
         }
-        let assets = self.list_assets(thread, None).await?;
+        let assets = self.list_assets(io, thread, None).await?;
         let Some(asset_id) = assets
             .iter()
             .find(|a| a.get("filename").and_then(Value::as_str) == Some(name))
             .and_then(|a| a.get("asset_id")?.as_str())
         else {
-            return self
+            return io
                 .show(
                     "error",
                     &json!({"text": format!("{name} is not in this conversation.")}),
                 )
                 .await;
         };
-        let fresh = self
+        let fresh = io
             .call(
                 "create_asset_download",
                 json!({"thread_id": thread, "asset_id": asset_id}),
             )
             .await?;
         let Some(url) = fresh.get("url").and_then(Value::as_str).map(str::to_owned) else {
-            return self.show("error", &fresh).await;
+            return io.show("error", &fresh).await;
         };
-        self.account.files.insert(name.to_owned(), url.clone());
-        match self.get_file(&url).await? {
-            Some(bytes) => self.show_file(thread, name, &url, bytes).await,
+        self.files.insert(name.to_owned(), url.clone());
+        match self.get_file(io, &url).await? {
+            Some(bytes) => self.show_file(io, thread, name, &url, bytes).await,
             None => {
-                self.show(
+                io.show(
                     "error",
                     &json!({"text": format!("Could not download {name}.")}),
                 )
@@ -359,28 +371,29 @@ impl Client {
     }
 
     /// GETs a download link: the bytes, or None when the link is refused (expired).
-    async fn get_file(&self, url: &str) -> Result<Option<usize>, ClientError> {
-        let response = self
+    async fn get_file(&self, io: &Session, url: &str) -> Result<Option<usize>, ClientError> {
+        let response = io
             .http
             .get(url)
             .send()
             .await
-            .map_err(Self::http_error(url))?;
+            .map_err(Session::http_error(url))?;
         if !response.status().is_success() {
             return Ok(None);
         }
-        let bytes = response.bytes().await.map_err(Self::http_error(url))?;
+        let bytes = response.bytes().await.map_err(Session::http_error(url))?;
         Ok(Some(bytes.len()))
     }
 
     async fn show_file(
         &self,
+        io: &Session,
         thread: &str,
         name: &str,
         url: &str,
         size: usize,
     ) -> Result<(), ClientError> {
-        self.user_post(
+        io.user_post(
             "show",
             json!({"kind": "file", "text": format!("Downloaded {name} ({size} bytes)."),
                    "files": [{"filename": name, "url": url, "size_bytes": size}], "thread_id": thread}),

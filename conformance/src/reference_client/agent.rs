@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::ClientOptions;
+use super::options::ClientOptions;
 use crate::error::ClientError;
+use crate::rules::ids;
 
 /// Real time between polls of a background run.
 const POLL_EVERY: Duration = Duration::from_millis(20);
@@ -230,7 +231,7 @@ impl Agent {
         let mut decisions = Vec::new();
         for request in requests {
             let approved = self.ask_confirm(request).await?;
-            let approve = approved || self.breaks("agent.approval.user-decision");
+            let approve = approved || self.breaks(ids::AGENT_APPROVAL_USER_DECISION);
             let mut decision = json!({
                 "type": "mcp_approval_response",
                 "approval_request_id": str_field(request, "id"),
@@ -239,18 +240,18 @@ impl Agent {
             if !approve {
                 decision["reason"] = json!("The user declined this call.");
             }
-            if self.breaks("agent.approval.respond-each") {
+            if self.breaks(ids::AGENT_APPROVAL_RESPOND_EACH) {
                 decisions.push(decision.clone());
             }
             decisions.push(decision);
         }
         let mut body = settings.clone();
-        if self.breaks("agent.approval.resend-tools")
+        if self.breaks(ids::AGENT_APPROVAL_RESEND_TOOLS)
             && let Some(map) = body.as_object_mut()
         {
             map.remove("tools");
         }
-        if self.zero_data_retention && !self.breaks("agent.zdr.history") {
+        if self.zero_data_retention && !self.breaks(ids::AGENT_ZDR_HISTORY) {
             // No previous_response_id: the history itself, request items sent back as issued.
             let mut input = vec![json!({"type": "message", "role": "user", "content": message})];
             input.extend(requests.iter().map(|r| {
@@ -267,7 +268,7 @@ impl Agent {
     }
 
     async fn show_mcp_errors(&self, response: &Value) -> Result<(), ClientError> {
-        if self.breaks("agent.connector.auth-required-shown") {
+        if self.breaks(ids::AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN) {
             return Ok(());
         }
         for call in items(response, "mcp_call") {
@@ -326,19 +327,19 @@ impl Agent {
                     .await
                     .map_err(Self::err(&url))?;
                 let ack = Self::answer(&url, ack).await?;
-                if self.breaks("agent.cancel.confirm") {
+                if self.breaks(ids::AGENT_CANCEL_CONFIRM) {
                     // Takes the acknowledgement (`cancelling`) for the outcome.
                     return Ok(ack);
                 }
             }
-            if self.breaks("agent.background.poll") && !cancelled {
+            if self.breaks(ids::AGENT_BACKGROUND_POLL) && !cancelled {
                 return Ok(Ok(created));
             }
             let current = match self.get(&id).await? {
                 Ok(r) => r,
                 Err(text) => return Ok(Err(text)),
             };
-            if crate::rules::terminal(str_field(&current, "status"))
+            if crate::transcript::terminal(str_field(&current, "status"))
                 || str_field(&current, "status") == "incomplete"
             {
                 return Ok(Ok(current));
@@ -367,7 +368,7 @@ impl Agent {
             let Some(id) = cursor.id.clone() else {
                 return Ok(Err("the stream ended before naming its response".into()));
             };
-            request = if self.breaks("agent.stream.resume") {
+            request = if self.breaks(ids::AGENT_STREAM_RESUME) {
                 self.http.post(&url).bearer_auth(&self.key).json(body)
             } else {
                 let resume = self.responses(&format!(

@@ -11,8 +11,9 @@ use std::time::Duration;
 use reqwest::header::HeaderValue;
 use serde_json::{Map, Value, json};
 
-use super::ClientOptions;
+use super::options::ClientOptions;
 use crate::error::ClientError;
+use crate::rules::ids;
 
 const CPC: &str = "call_perplexity_computer";
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -105,7 +106,8 @@ impl Modern {
     fn capabilities(&self, method: &str) -> Value {
         match self.flow {
             Flow::Tasks => {
-                let skip = method == "tasks/cancel" && self.breaks("tasks.extension.every-request");
+                let skip =
+                    method == "tasks/cancel" && self.breaks(ids::TASKS_EXTENSION_EVERY_REQUEST);
                 if skip {
                     json!({})
                 } else {
@@ -146,7 +148,7 @@ impl Modern {
             m if m.starts_with("tasks/") => params.get("taskId"),
             _ => None,
         };
-        let omit_name = method == "tasks/cancel" && self.breaks("tasks.mcp-name");
+        let omit_name = method == "tasks/cancel" && self.breaks(ids::TASKS_MCP_NAME);
         if let Some(name) = name.and_then(Value::as_str)
             && !omit_name
             && let Ok(v) = HeaderValue::from_str(name)
@@ -170,7 +172,7 @@ impl Modern {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let status = response.status();
         let text = response.text().await.map_err(http_error(&url))?;
-        let message = super::jsonrpc_messages(&text, is_sse)
+        let message = super::wire::jsonrpc_messages(&text, is_sse)
             .into_iter()
             .find(|m| m.get("id") == Some(&json!(id)))
             .ok_or_else(|| ClientError::Protocol {
@@ -299,7 +301,7 @@ impl Modern {
                 // Breaking the thread rule: the follow-up's thread "parsed" from the task id.
                 let parsed = last_task
                     .as_deref()
-                    .filter(|_| self.breaks("tasks.thread-id.from-meta"))
+                    .filter(|_| self.breaks(ids::TASKS_THREAD_ID_FROM_META))
                     .map(|task| task.trim_start_matches("task-").to_owned());
                 args["thread_id"] = json!(parsed.unwrap_or_else(|| t.clone()));
             }
@@ -349,8 +351,8 @@ impl Modern {
         let mut interval = created.get("pollIntervalMs").and_then(Value::as_u64);
         let mut answered: BTreeSet<String> = BTreeSet::new();
         let mut stopping = false;
-        let mut misread = self.breaks("tasks.task-id.exact");
-        let mut invalid_once = self.breaks("tasks.update.input-responses");
+        let mut misread = self.breaks(ids::TASKS_TASK_ID_EXACT);
+        let mut invalid_once = self.breaks(ids::TASKS_UPDATE_INPUT_RESPONSES);
         let mut first_poll = true;
         for _ in 0..MAX_POLLS {
             self.wait(interval, first_poll).await;
@@ -389,7 +391,7 @@ impl Modern {
                         "error"
                     };
                     self.show(kind, &result).await?;
-                    if self.breaks("tasks.no-result-or-list") {
+                    if self.breaks(ids::TASKS_NO_RESULT_OR_LIST) {
                         let capabilities = self.capabilities("tasks/result");
                         self.send(
                             "tasks/result",
@@ -429,7 +431,7 @@ impl Modern {
                     }
                     answered.extend(responses.keys().cloned());
                     self.update(&task_id, responses).await?;
-                    if self.breaks("tasks.poll.after-ack") {
+                    if self.breaks(ids::TASKS_POLL_AFTER_ACK) {
                         // The acknowledgement taken for the answer: the client stops following.
                         self.show("final", &json!({"text": "Answer sent."})).await?;
                         return Ok(thread.map(|t| (t, Some(task_id))));
@@ -453,9 +455,9 @@ impl Modern {
     async fn wait(&self, interval: Option<u64>, first_poll: bool) {
         // Far too early: the first poll at once (later gaps could stretch into the "slightly
         // early" band while the client talks to the user, which is the other rule's business).
-        let share = if self.breaks("tasks.poll.far-too-early") {
+        let share = if self.breaks(ids::TASKS_POLL_FAR_TOO_EARLY) {
             if first_poll { 0.0 } else { 1.0 }
-        } else if self.breaks("tasks.poll.interval") {
+        } else if self.breaks(ids::TASKS_POLL_INTERVAL) {
             0.7
         } else {
             1.0
@@ -493,7 +495,7 @@ impl Modern {
             None,
         )
         .await?;
-        if self.breaks("tasks.cancel.cancel-task") {
+        if self.breaks(ids::TASKS_CANCEL_CANCEL_TASK) {
             return Ok(());
         }
         if let Some(thread) = thread {
@@ -514,7 +516,7 @@ impl Modern {
         let mut answer = self
             .send("tools/call", params.clone(), capabilities.clone(), None)
             .await?;
-        let mut invalid_once = self.breaks("elicitation.content.schema");
+        let mut invalid_once = self.breaks(ids::ELICITATION_CONTENT_SCHEMA);
         for _ in 0..MAX_POLLS {
             let Some(result) = answer.result().cloned() else {
                 return Err(ClientError::Protocol {
@@ -544,7 +546,7 @@ impl Modern {
                 retry["requestState"] = state.clone();
             }
             let mut retry_capabilities = capabilities.clone();
-            if url_asked && self.breaks("elicitation.modes.declared") {
+            if url_asked && self.breaks(ids::ELICITATION_MODES_DECLARED) {
                 // Breaking the modes rule: the retry answers a URL request declaring form only.
                 retry_capabilities = json!({"elicitation": {"form": {}}});
             }
@@ -572,7 +574,7 @@ impl Modern {
             }
             // Breaking the MRTR rule: the retry reuses the original JSON-RPC id.
             let reuse = self
-                .breaks("elicitation.mrtr.request-state")
+                .breaks(ids::ELICITATION_MRTR_REQUEST_STATE)
                 .then_some(answer.id);
             answer = self
                 .send("tools/call", retry, retry_capabilities, reuse)
@@ -604,7 +606,7 @@ impl Modern {
             .to_owned();
         let mut last = task.clone();
         let mut polls = 0;
-        while !crate::rules::terminal(&status) && status != "input_required" {
+        while !crate::transcript::terminal(&status) && status != "input_required" {
             polls += 1;
             if polls > MAX_POLLS {
                 return Err(ClientError::Protocol {

@@ -6,14 +6,19 @@
 
 use serde_json::Value;
 
-use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rule, Transcript, UserRecord, path_of};
+use crate::check::{DocRef, Level, Outcome};
+use crate::transcript::{ToolCall, Transcript, UserRecord, path_of};
+
+use super::documents::COMPUTER_DOC;
+use super::ids;
+use super::rule::Rule;
 
 const CPC: &str = "call_perplexity_computer";
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "computer.paging.next-cursor",
+            id: ids::COMPUTER_PAGING_NEXT_CURSOR,
             summary: "list_thread_assets is paged while next_cursor is not null, through empty filtered pages",
             level: Level::Must,
             doc: DocRef {
@@ -25,7 +30,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: paging,
         },
         Rule {
-            id: "computer.settings.mode-or-model",
+            id: ids::COMPUTER_SETTINGS_MODE_OR_MODEL,
             summary: "the person's mode, or model with effort, is passed; never mode with model, never effort without model",
             level: Level::Must,
             doc: DocRef {
@@ -37,7 +42,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: mode_or_model,
         },
         Rule {
-            id: "computer.project.new-conversation",
+            id: ids::COMPUTER_PROJECT_NEW_CONVERSATION,
             summary: "project_uuid (from projects_list) only starts a new conversation; project_visibility only with project_uuid",
             level: Level::Must,
             doc: DocRef {
@@ -49,7 +54,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: project,
         },
         Rule {
-            id: "computer.upload.envelope",
+            id: ids::COMPUTER_UPLOAD_ENVELOPE,
             summary: "each file is POSTed, unauthenticated, to upload_url with every upload_fields key and a file part",
             level: Level::Must,
             doc: DocRef {
@@ -61,7 +66,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: envelope,
         },
         Rule {
-            id: "computer.upload.attachment-url",
+            id: ids::COMPUTER_UPLOAD_ATTACHMENT_URL,
             summary: "the message the files were attached to carries each returned attachment_url in attachment_urls",
             level: Level::Must,
             doc: DocRef {
@@ -73,7 +78,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: attachment_urls,
         },
         Rule {
-            id: "computer.assets.refresh-download",
+            id: ids::COMPUTER_ASSETS_REFRESH_DOWNLOAD,
             summary: "an expired download link is replaced with create_asset_download, not given up on",
             level: Level::Must,
             doc: DocRef {
@@ -95,7 +100,7 @@ fn turns(t: &Transcript) -> impl Iterator<Item = &UserRecord> {
 }
 
 /// The first `call_perplexity_computer` after the user channel handed out `turn`.
-fn sent_after<'a>(t: &'a Transcript, turn: &UserRecord) -> Option<&'a super::ToolCall> {
+fn sent_after<'a>(t: &'a Transcript, turn: &UserRecord) -> Option<&'a ToolCall> {
     t.calls_named(CPC).find(|c| c.seq >= turn.at)
 }
 

@@ -10,9 +10,12 @@
 use mock_server::Exchange;
 use serde_json::Value;
 
-use super::{
-    AGENT_CONNECTORS_DOC, AGENT_MCP_DOC, AGENT_WIRE_DOC, DocRef, Level, Outcome, Rule, Transcript,
-};
+use crate::check::{DocRef, Level, Outcome};
+use crate::transcript::{Transcript, terminal};
+
+use super::documents::{AGENT_CONNECTORS_DOC, AGENT_MCP_DOC, AGENT_WIRE_DOC};
+use super::ids;
+use super::rule::Rule;
 
 /// The paths an Agent API create request is served on (the SDKs use `/v1/responses`).
 const CREATE_PATHS: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
@@ -25,7 +28,7 @@ const APPROVALS: &[&str] = &[
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "agent.approval.respond-each",
+            id: ids::AGENT_APPROVAL_RESPOND_EACH,
             summary: "a response with pending mcp_approval_request items is continued with its previous_response_id and exactly one mcp_approval_response per request",
             level: Level::Must,
             doc: DocRef {
@@ -37,7 +40,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: respond_each,
         },
         Rule {
-            id: "agent.approval.resend-tools",
+            id: ids::AGENT_APPROVAL_RESEND_TOOLS,
             summary: "an approval continuation sends the same tools again (a new require_approval policy or refreshed credentials allowed)",
             level: Level::Must,
             doc: DocRef {
@@ -49,7 +52,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: resend_tools,
         },
         Rule {
-            id: "agent.approval.user-decision",
+            id: ids::AGENT_APPROVAL_USER_DECISION,
             summary: "each mcp_approval_response carries the decision the user gave when shown the call (server_label, name, arguments)",
             level: Level::Must,
             doc: DocRef {
@@ -61,7 +64,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: user_decision,
         },
         Rule {
-            id: "agent.zdr.history",
+            id: ids::AGENT_ZDR_HISTORY,
             summary: "a Zero Data Retention account continues without previous_response_id, sending the user message, the mcp_approval_request and the mcp_approval_response in input",
             level: Level::Must,
             doc: DocRef {
@@ -73,7 +76,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: zdr_history,
         },
         Rule {
-            id: "agent.background.poll",
+            id: ids::AGENT_BACKGROUND_POLL,
             summary: "a background run is polled with GET until its status is terminal, never created again",
             level: Level::Must,
             doc: DocRef {
@@ -85,7 +88,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: background_poll,
         },
         Rule {
-            id: "agent.cancel.confirm",
+            id: ids::AGENT_CANCEL_CONFIRM,
             summary: "when the user asks to stop, the run is cancelled and a later GET shows it cancelled",
             level: Level::Must,
             doc: DocRef {
@@ -97,7 +100,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: cancel_confirm,
         },
         Rule {
-            id: "agent.stream.resume",
+            id: ids::AGENT_STREAM_RESUME,
             summary: "a dropped stream is resumed with GET ?stream=true&starting_after=<last sequence_number received>, not created again",
             level: Level::Must,
             doc: DocRef {
@@ -109,7 +112,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: stream_resume,
         },
         Rule {
-            id: "agent.connector.auth-required-shown",
+            id: ids::AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN,
             summary: "an in-band AUTH_REQUIRED on an mcp_call is shown to the user (kind error), and the request is not sent again",
             level: Level::Should,
             doc: DocRef {
@@ -542,7 +545,7 @@ fn background_poll(t: &Transcript) -> Outcome {
         };
     };
     match status_of(last) {
-        Some(s) if super::terminal(s) => {
+        Some(s) if terminal(s) => {
             Outcome::Pass(format!("{id} polled with GET until `{s}` (#{})", last.seq))
         }
         other => Outcome::Violated {

@@ -5,12 +5,17 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rule, Transcript};
+use crate::check::{DocRef, Level, Outcome};
+use crate::transcript::{Transcript, path_of};
+
+use super::documents::COMPUTER_DOC;
+use super::ids;
+use super::rule::Rule;
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "computer.auth.open-then-notify",
+            id: ids::COMPUTER_AUTH_OPEN_THEN_NOTIFY,
             summary: "the auth_url is opened before notify_connected, which names the event's connector",
             level: Level::Must,
             doc: DocRef {
@@ -22,7 +27,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: open_then_notify,
         },
         Rule {
-            id: "computer.auth.connector-when-several",
+            id: ids::COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL,
             summary: "notify_connected passes connector while more than one sign-in is waiting",
             level: Level::Must,
             doc: DocRef {
@@ -34,7 +39,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: connector_when_several,
         },
         Rule {
-            id: "computer.auth.optional-ignored",
+            id: ids::COMPUTER_AUTH_OPTIONAL_IGNORED,
             summary: "no notify_connected for optional_auth_requests",
             level: Level::Must,
             doc: DocRef {
@@ -156,7 +161,7 @@ fn open_then_notify(t: &Transcript) -> Outcome {
 fn connector_when_several(t: &Transcript) -> Outcome {
     let pages: Vec<(String, String)> = sign_ins(t)
         .into_iter()
-        .map(|s| (super::path_of(&s.2), s.0.to_ascii_lowercase()))
+        .map(|s| (path_of(&s.2), s.0.to_ascii_lowercase()))
         .collect();
     let mut waiting: BTreeSet<String> = BTreeSet::new();
     let mut exercised = false;

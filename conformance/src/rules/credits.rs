@@ -1,13 +1,18 @@
 //! Running out of credits, before a message is sent and during a task.
 
-use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rule, Transcript};
+use crate::check::{DocRef, Level, Outcome};
+use crate::transcript::{ToolCall, Transcript};
+
+use super::documents::COMPUTER_DOC;
+use super::ids;
+use super::rule::Rule;
 
 const CPC: &str = "call_perplexity_computer";
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "computer.credits.before-send",
+            id: ids::COMPUTER_CREDITS_BEFORE_SEND,
             summary: "no thread is assumed from a result without thread_id; the message is sent again after top-up",
             level: Level::Must,
             doc: DocRef {
@@ -19,7 +24,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: before_send,
         },
         Rule {
-            id: "computer.credits.during-task",
+            id: ids::COMPUTER_CREDITS_DURING_TASK,
             summary: "after running out mid-task and topping up, the same thread continues",
             level: Level::Must,
             doc: DocRef {
@@ -33,7 +38,7 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
-fn out_of_credits(t: &Transcript, with_thread: bool) -> Vec<&super::ToolCall> {
+fn out_of_credits(t: &Transcript, with_thread: bool) -> Vec<&ToolCall> {
     t.calls
         .iter()
         .filter(|c| c.event() == Some("insufficient_credits"))

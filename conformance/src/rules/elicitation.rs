@@ -3,16 +3,20 @@
 
 use serde_json::{Map, Value};
 
-use super::{
-    COMPUTER_DOC, DocRef, ELICITATION, Level, MCP_SPEC_MODERN, Outcome, Rpc, Rule, Transcript,
-};
+use crate::check::{DocRef, Level, Outcome};
+use crate::suite::ELICITATION;
+use crate::transcript::{Rpc, Transcript};
+
+use super::documents::{COMPUTER_DOC, MCP_SPEC_MODERN};
+use super::ids;
+use super::rule::Rule;
 
 const CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "elicitation.modes.declared",
+            id: ids::ELICITATION_MODES_DECLARED,
             summary: "only elicitation modes the request declared are answered; a URL accept carries no content",
             level: Level::Must,
             doc: DocRef {
@@ -24,7 +28,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: modes_declared,
         },
         Rule {
-            id: "elicitation.content.schema",
+            id: ids::ELICITATION_CONTENT_SCHEMA,
             summary: "accepted form content satisfies requestedSchema (fields, types, choices, required)",
             level: Level::Must,
             doc: DocRef {
@@ -36,7 +40,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: content_schema,
         },
         Rule {
-            id: "elicitation.mrtr.request-state",
+            id: ids::ELICITATION_MRTR_REQUEST_STATE,
             summary: "an input_required call is retried with the same call, a new JSON-RPC id and requestState echoed exactly",
             level: Level::Must,
             doc: DocRef {

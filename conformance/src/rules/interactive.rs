@@ -2,12 +2,17 @@
 
 use serde_json::Value;
 
-use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rule, ToolCall, Transcript};
+use crate::check::{DocRef, Level, Outcome};
+use crate::transcript::{ToolCall, Transcript};
+
+use super::documents::COMPUTER_DOC;
+use super::ids;
+use super::rule::Rule;
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "computer.question.answer",
+            id: ids::COMPUTER_QUESTION_ANSWER,
             summary: "ask_user_question is answered with answer_question{thread_id, answers, followup_uuid}",
             level: Level::Must,
             doc: DocRef {
@@ -19,7 +24,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: question,
         },
         Rule {
-            id: "computer.confirm.decide",
+            id: ids::COMPUTER_CONFIRM_DECIDE,
             summary: "confirm_action is decided with confirm_action_approve/deny{thread_id, result, followup_uuid}",
             level: Level::Must,
             doc: DocRef {
@@ -31,7 +36,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: confirm,
         },
         Rule {
-            id: "computer.pending.each",
+            id: ids::COMPUTER_PENDING_EACH,
             summary: "every item of pending_interactions is handled",
             level: Level::Must,
             doc: DocRef {

@@ -9,7 +9,13 @@ use serde_json::Value;
 use mock_server::form_content_problem;
 
 use super::elicitation::mode_of;
-use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rpc, Rule, TASKS, TASKS_SPEC, Transcript};
+use crate::check::{DocRef, Level, Outcome};
+use crate::suite::TASKS;
+use crate::transcript::{Rpc, Transcript, terminal};
+
+use super::documents::{COMPUTER_DOC, TASKS_SPEC};
+use super::ids;
+use super::rule::Rule;
 
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 const CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -24,7 +30,7 @@ const SLIGHTLY_EARLY: f64 = 0.9;
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "tasks.extension.every-request",
+            id: ids::TASKS_EXTENSION_EVERY_REQUEST,
             summary: "the tasks extension is declared in clientCapabilities on every request, tasks/* included",
             level: Level::Must,
             doc: DocRef {
@@ -36,7 +42,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: extension_every_request,
         },
         Rule {
-            id: "tasks.task-id.exact",
+            id: ids::TASKS_TASK_ID_EXACT,
             summary: "tasks/* carry the exact taskId a tools/call returned, never one made from it",
             level: Level::Must,
             doc: DocRef {
@@ -48,7 +54,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: task_id_exact,
         },
         Rule {
-            id: "tasks.poll.far-too-early",
+            id: ids::TASKS_POLL_FAR_TOO_EARLY,
             summary: "no tasks/get comes sooner than half of pollIntervalMs after the previous poll (or the task's creation)",
             level: Level::Must,
             doc: DocRef {
@@ -60,7 +66,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: far_too_early,
         },
         Rule {
-            id: "tasks.poll.interval",
+            id: ids::TASKS_POLL_INTERVAL,
             summary: "tasks/get waits the whole pollIntervalMs (a poll between half and 90 % of it warns)",
             level: Level::Should,
             doc: DocRef {
@@ -72,7 +78,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: slightly_early,
         },
         Rule {
-            id: "tasks.mcp-name",
+            id: ids::TASKS_MCP_NAME,
             summary: "tasks/get, tasks/update and tasks/cancel carry Mcp-Name: <taskId> and Mcp-Method",
             level: Level::Must,
             doc: DocRef {
@@ -84,7 +90,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: mcp_name,
         },
         Rule {
-            id: "tasks.update.input-responses",
+            id: ids::TASKS_UPDATE_INPUT_RESPONSES,
             summary: "tasks/update answers only outstanding inputRequests keys, never one twice, with content valid for the schema",
             level: Level::Must,
             doc: DocRef {
@@ -96,7 +102,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: update_input_responses,
         },
         Rule {
-            id: "tasks.poll.after-ack",
+            id: ids::TASKS_POLL_AFTER_ACK,
             summary: "polling goes on after tasks/update and tasks/cancel, until the task is terminal",
             level: Level::Must,
             doc: DocRef {
@@ -113,7 +119,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: poll_after_ack,
         },
         Rule {
-            id: "tasks.thread-id.from-meta",
+            id: ids::TASKS_THREAD_ID_FROM_META,
             summary: "thread_id passed to tools comes from _meta[\"ai.perplexity/threadId\"], never from the taskId or stop URL",
             level: Level::Must,
             doc: DocRef {
@@ -125,7 +131,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: thread_from_meta,
         },
         Rule {
-            id: "tasks.cancel.cancel-task",
+            id: ids::TASKS_CANCEL_CANCEL_TASK,
             summary: "to stop a task the client calls cancel_task on its thread (or presses Stop on the stop page); tasks/cancel alone stops nothing",
             level: Level::Must,
             doc: DocRef {
@@ -137,7 +143,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: cancel_task_stops,
         },
         Rule {
-            id: "tasks.no-result-or-list",
+            id: ids::TASKS_NO_RESULT_OR_LIST,
             summary: "no tasks/result or tasks/list: the result comes inline in tasks/get",
             level: Level::Must,
             doc: DocRef {
@@ -499,7 +505,7 @@ fn poll_after_ack(t: &Transcript) -> Outcome {
                 evidence: vec![ack.seq],
             };
         };
-        if !status_of(last).is_some_and(super::terminal) {
+        if !status_of(last).is_some_and(terminal) {
             return Outcome::Violated {
                 message: format!(
                     "after {} (#{}) the client stopped polling task {task:?} while it was {:?} (#{})",

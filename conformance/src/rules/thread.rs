@@ -1,13 +1,18 @@
 //! Thread rules: reuse, timeout, task status, sleep, waiting, cancel.
 
-use super::{COMPUTER_DOC, DocRef, Level, Outcome, Rule, Transcript, terminal};
+use crate::check::{DocRef, Level, Outcome};
+use crate::transcript::{Transcript, terminal};
+
+use super::documents::COMPUTER_DOC;
+use super::ids;
+use super::rule::Rule;
 
 const CPC: &str = "call_perplexity_computer";
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "computer.thread.reuse",
+            id: ids::COMPUTER_THREAD_REUSE,
             summary: "a follow-up carries the previous thread_id; a new conversation omits it",
             level: Level::Must,
             doc: DocRef {
@@ -19,7 +24,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: reuse,
         },
         Rule {
-            id: "computer.timeout.read-thread",
+            id: ids::COMPUTER_TIMEOUT_READ_THREAD,
             summary: "after timeout, read_thread on that thread; no call_perplexity_computer just to check status",
             level: Level::Must,
             doc: DocRef {
@@ -31,7 +36,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: timeout,
         },
         Rule {
-            id: "computer.status.task-status",
+            id: ids::COMPUTER_STATUS_TASK_STATUS,
             summary: "finished is decided from task_status, not from event or an idle thread",
             level: Level::Must,
             doc: DocRef {
@@ -43,7 +48,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: task_status,
         },
         Rule {
-            id: "computer.sleep.no-resend",
+            id: ids::COMPUTER_SLEEP_NO_RESEND,
             summary: "after sleep, no call_perplexity_computer on the thread before wake_at",
             level: Level::Must,
             doc: DocRef {
@@ -55,7 +60,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: sleep,
         },
         Rule {
-            id: "computer.waiting.same-thread",
+            id: ids::COMPUTER_WAITING_SAME_THREAD,
             summary: "after waiting, the user's next message continues the same thread_id",
             level: Level::Must,
             doc: DocRef {
@@ -67,7 +72,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: waiting,
         },
         Rule {
-            id: "computer.cancel.confirm",
+            id: ids::COMPUTER_CANCEL_CONFIRM,
             summary: "after cancel_task, cancellation is confirmed with read_thread, and retried while active",
             level: Level::Must,
             doc: DocRef {

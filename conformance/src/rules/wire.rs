@@ -3,12 +3,18 @@
 
 use serde_json::Value;
 
-use super::{COMPUTER_DOC, DocRef, HANDSHAKE, Level, MCP_SPEC, Outcome, Rule, Transcript};
+use crate::check::{DocRef, Level, Outcome};
+use crate::suite::{EVERY_COMPUTER, HANDSHAKE};
+use crate::transcript::Transcript;
+
+use super::documents::{COMPUTER_DOC, MCP_SPEC};
+use super::ids;
+use super::rule::Rule;
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule {
-            id: "mcp.lifecycle.initialized",
+            id: ids::MCP_LIFECYCLE_INITIALIZED,
             summary: "after initialize, the client sends notifications/initialized before other requests",
             level: Level::Must,
             doc: DocRef {
@@ -20,7 +26,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: initialized,
         },
         Rule {
-            id: "mcp.transport.protocol-version-header",
+            id: ids::MCP_TRANSPORT_PROTOCOL_VERSION_HEADER,
             summary: "every request after initialize carries MCP-Protocol-Version with the negotiated version",
             level: Level::Must,
             doc: DocRef {
@@ -32,7 +38,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: protocol_version,
         },
         Rule {
-            id: "mcp.transport.session-id",
+            id: ids::MCP_TRANSPORT_SESSION_ID,
             summary: "every request after initialize echoes the Mcp-Session-Id the server assigned",
             level: Level::Must,
             doc: DocRef {
@@ -44,7 +50,7 @@ pub(super) fn rules() -> Vec<Rule> {
             check: session_id,
         },
         Rule {
-            id: "computer.progress.token",
+            id: ids::COMPUTER_PROGRESS_TOKEN,
             summary: "tools/call carries a unique params._meta.progressToken",
             level: Level::Should,
             doc: DocRef {
@@ -52,7 +58,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Status and Progress Updates",
                 quote: "The Computer MCP server sends status updates as MCP progress notifications while a task runs. Your client must include a progress token and support progress notifications to display them.",
             },
-            scenarios: &["*"],
+            scenarios: &[EVERY_COMPUTER],
             check: progress_token,
         },
     ]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::Error;
+use crate::error::Error;
 
 /// The `pollIntervalMs` task scenarios announce: long enough to tell an early poll from network
 /// jitter on a busy machine, short enough to keep the suite fast.
@@ -42,14 +42,14 @@ const TASK_FIXTURES: &[(&str, &str)] = &[
 
 /// A directory of fixture overrides, removed when dropped.
 #[derive(Debug)]
-pub struct Overrides {
+pub(super) struct Overrides {
     dir: PathBuf,
 }
 
 impl Overrides {
     /// Writes the override for `scenario` under a fresh directory named after `tag`, or returns
     /// `None` when the scenario needs none.
-    pub fn write(scenario: &str, tag: &str) -> Result<Option<Self>, Error> {
+    pub(super) fn write(scenario: &str, tag: &str) -> Result<Option<Self>, Error> {
         let Some((_, text)) = TASK_FIXTURES.iter().find(|(name, _)| *name == scenario) else {
             return Ok(None);
         };
@@ -71,7 +71,7 @@ impl Overrides {
     }
 
     /// The directory to pass to the mock's `fixtures`.
-    pub fn dir(&self) -> &Path {
+    pub(super) fn dir(&self) -> &Path {
         &self.dir
     }
 }

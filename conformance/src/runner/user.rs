@@ -23,15 +23,17 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mock_server::{Clock, Journal};
+use mock_server::Journal;
 use serde_json::{Value, json};
 
-use crate::rules::UserRecord;
+use crate::transcript::UserRecord;
+
+use super::clock::ClockDriver;
 
 /// Where the user channel lives on the mock's port.
 pub const USER_PATH: &str = "/_conformance/user";
 /// The User-Agent the runner sends when the person opens a page.
-pub const PERSON_AGENT: &str = "conformance-user/1";
+pub(super) const PERSON_AGENT: &str = "conformance-user/1";
 
 /// The scripted person behind the channel; cheap to clone.
 #[derive(Clone)]
@@ -42,7 +44,7 @@ pub struct UserChannel {
 struct Inner {
     script: Value,
     journal: Journal,
-    clock: Clock,
+    clock: ClockDriver,
     state: Mutex<State_>,
     http: reqwest::Client,
 }
@@ -56,8 +58,8 @@ struct State_ {
 
 impl UserChannel {
     /// A person following `script` (see `ScenarioSpec::script`), logging against `journal`;
-    /// a pause in the script (`after_seconds`) moves `clock`.
-    pub fn new(script: Value, journal: Journal, clock: Clock) -> Self {
+    /// a pause in the script (`after_seconds`) moves the clock through `clock`.
+    pub(crate) fn new(script: Value, journal: Journal, clock: ClockDriver) -> Self {
         let messages = script
             .get("turns")
             .and_then(Value::as_array)
@@ -158,9 +160,7 @@ async fn next_message(State(user): State<UserChannel>) -> Response {
         Some(answer) => {
             // The person comes back later: time passes for Computer (and its links) too.
             if let Some(secs) = answer.get("after_seconds").and_then(Value::as_u64) {
-                user.inner
-                    .clock
-                    .advance(std::time::Duration::from_secs(secs));
+                user.inner.clock.pause(std::time::Duration::from_secs(secs));
             }
             user.record("next-message", Value::Null, answer.clone());
             axum::Json(answer).into_response()

@@ -1,6 +1,24 @@
-//! The scenarios of the suite: which mock scenario runs, and what the scripted user says.
+//! The scenarios of the suite: which mock scenario runs, what the scripted user says, and the
+//! groups rules name to apply to many scenarios at once.
 
 use serde_json::{Value, json};
+
+/// Protocol version the handshake-era scenarios announce.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The bearer token the runner hands the target (the built-in `alice` account).
+pub const BEARER_TOKEN: &str = "alice-dev-token";
+
+/// Every handshake-era scenario (`initialize`, a session).
+pub const HANDSHAKE: &str = "@handshake";
+/// Every 2026-07-28 scenario.
+pub const MODERN: &str = "@modern";
+/// Every scenario the client follows with MCP Tasks.
+pub const TASKS: &str = "@tasks";
+/// Every scenario the client follows with in-call elicitation (MRTR).
+pub const ELICITATION: &str = "@elicitation";
+/// Every scenario of the computer suite (rules about the MCP wire say nothing of an Agent API
+/// client).
+pub const EVERY_COMPUTER: &str = "*";
 
 /// One scenario of the suite.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +69,7 @@ impl Era {
     /// The protocol version the runner announces in `MCP_CONFORMANCE_PROTOCOL_VERSION`.
     pub fn protocol_version(self) -> &'static str {
         match self {
-            Self::Handshake => super::PROTOCOL_VERSION,
+            Self::Handshake => PROTOCOL_VERSION,
             Self::Modern => mock_server::MODERN_VERSION,
         }
     }
@@ -97,10 +115,10 @@ impl ScenarioSpec {
             return false;
         }
         match group {
-            "@handshake" => self.era == Era::Handshake,
-            "@modern" => self.era == Era::Modern,
-            "@tasks" => self.flow == Flow::Tasks,
-            "@elicitation" => self.flow == Flow::Elicitation,
+            HANDSHAKE => self.era == Era::Handshake,
+            MODERN => self.era == Era::Modern,
+            TASKS => self.flow == Flow::Tasks,
+            ELICITATION => self.flow == Flow::Elicitation,
             _ => false,
         }
     }
@@ -131,7 +149,7 @@ impl ScenarioSpec {
         if self.zero_data_retention {
             ZDR_API_KEY
         } else {
-            super::BEARER_TOKEN
+            BEARER_TOKEN
         }
     }
 }

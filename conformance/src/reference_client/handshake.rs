@@ -1,0 +1,467 @@
+//! The handshake-era reference client: plays the host for the user's script, follows every
+//! result the way the Computer document says, and breaks one rule on request.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::error::ClientError;
+use crate::rules::ids;
+use crate::transcript::terminal;
+
+use super::account::AccountState;
+use super::options::ClientOptions;
+use super::session::Session;
+
+const CPC: &str = "call_perplexity_computer";
+/// Polls of read_thread before the client gives up on a thread (real time: about 30 s).
+const MAX_POLLS: usize = 3000;
+/// Real time between read_thread polls.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
+/// Runs the handshake-era conversation to the end of the user's script.
+pub(super) async fn run(options: ClientOptions) -> Result<(), ClientError> {
+    let mut client = Client {
+        io: Session::new(options)?,
+        forget_thread: false,
+        after_waiting: false,
+        account: AccountState::default(),
+    };
+    client.io.initialize().await?;
+    client.converse().await?;
+    client.io.user_post("done", json!({})).await?;
+    Ok(())
+}
+
+struct Client {
+    io: Session,
+    /// Set after a `waiting` result when breaking `computer.waiting.same-thread`.
+    forget_thread: bool,
+    /// Whether the last request settled on `waiting` (thread reuse is broken only elsewhere).
+    after_waiting: bool,
+    /// Download links, settings and Project of the conversation.
+    account: AccountState,
+}
+
+/// What a conversation turn ended with.
+struct Settled {
+    thread: Option<String>,
+}
+
+impl Client {
+    // ---- the conversation ----
+
+    async fn converse(&mut self) -> Result<(), ClientError> {
+        let mut thread: Option<String> = None;
+        while let Some(next) = self.io.user_get("next-message").await? {
+            let Some(message) = next
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            // Something the person asks of the host itself (list files, download one).
+            if let Some(request) = next.get("request") {
+                self.account
+                    .host_request(&mut self.io, request, thread.as_deref())
+                    .await?;
+                continue;
+            }
+            let mut args = json!({"message": message});
+            let keep = match thread.as_deref() {
+                Some(_) if self.forget_thread => false,
+                // Breaking thread reuse: a follow-up starts a new conversation.
+                Some(_) if self.io.breaks(ids::COMPUTER_THREAD_REUSE) && !self.after_waiting => {
+                    false
+                }
+                Some(_) => true,
+                None => false,
+            };
+            if keep && let Some(t) = &thread {
+                args["thread_id"] = json!(t);
+            }
+            self.after_waiting = false;
+            self.account
+                .turn_arguments(&mut self.io, &next, &mut args)
+                .await?;
+            let result = self.io.call(CPC, args.clone()).await?;
+            let settled = self.drive(result, args).await?;
+            if settled.thread.is_some() {
+                thread = settled.thread;
+            }
+        }
+        Ok(())
+    }
+
+    /// Follows one request until it settles, and returns the thread to continue.
+    async fn drive(&mut self, mut result: Value, sent: Value) -> Result<Settled, ClientError> {
+        let mut thread: Option<String> = sent
+            .get("thread_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut handled: Vec<String> = Vec::new();
+        let mut had_pending = false;
+        loop {
+            if let Some(t) = result.get("thread_id").and_then(Value::as_str) {
+                thread = Some(t.to_owned());
+            }
+            self.account.remember_files(&result);
+            let event = result
+                .get("event")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let status = result
+                .get("task_status")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let Some(t) = thread.clone() else {
+                // No thread: only an out-of-credits refusal before sending gets here.
+                if event == "insufficient_credits" {
+                    self.io.show("error", &result).await?;
+                    if self.io.breaks(ids::COMPUTER_CREDITS_BEFORE_SEND) {
+                        return Ok(Settled { thread: None });
+                    }
+                    if !self.top_up(&result).await? {
+                        return Ok(Settled { thread: None });
+                    }
+                    result = self.io.call(CPC, sent.clone()).await?;
+                    continue;
+                }
+                self.io.show("error", &result).await?;
+                return Ok(Settled { thread: None });
+            };
+            match event.as_str() {
+                "insufficient_credits" => {
+                    self.io.show("error", &result).await?;
+                    if !self.top_up(&result).await? {
+                        return Ok(Settled { thread: Some(t) });
+                    }
+                    let message = "Credits are topped up; please continue.";
+                    if self.io.breaks(ids::COMPUTER_CREDITS_DURING_TASK) {
+                        // A new conversation instead of the same thread; then the client gives up.
+                        self.io.call(CPC, json!({"message": message})).await?;
+                        return Ok(Settled { thread: Some(t) });
+                    }
+                    result = self
+                        .io
+                        .call(CPC, json!({"message": message, "thread_id": t}))
+                        .await?;
+                }
+                "timeout" => {
+                    if self.io.user_get("interrupt").await?.is_some() {
+                        return self.cancel(&t).await;
+                    }
+                    if self.io.breaks(ids::COMPUTER_TIMEOUT_READ_THREAD) {
+                        result = self
+                            .io
+                            .call(CPC, json!({"thread_id": t, "message": "Is it done yet?"}))
+                            .await?;
+                        continue;
+                    }
+                    result = self.poll(&t).await?;
+                }
+                "sleep" => {
+                    if self.io.breaks(ids::COMPUTER_SLEEP_NO_RESEND) {
+                        result = self
+                            .io
+                            .call(
+                                CPC,
+                                json!({"thread_id": t, "message": "Wake up and check now."}),
+                            )
+                            .await?;
+                        continue;
+                    }
+                    self.io.show("status", &result).await?;
+                    result = self.poll(&t).await?;
+                }
+                "waiting" => {
+                    self.io.show("status", &result).await?;
+                    if self.io.breaks(ids::COMPUTER_WAITING_SAME_THREAD) {
+                        self.forget_thread = true;
+                    }
+                    self.after_waiting = true;
+                    return Ok(Settled { thread: Some(t) });
+                }
+                "ask_user_question" | "confirm_action" => {
+                    let items: Vec<Value> =
+                        match result.get("pending_interactions").and_then(Value::as_array) {
+                            Some(list) if !list.is_empty() => {
+                                had_pending |= list.len() > 1;
+                                list.clone()
+                            }
+                            _ => result.get("interactive").cloned().into_iter().collect(),
+                        };
+                    let next = items.into_iter().find(|i| {
+                        let uuid = i
+                            .get("followup_uuid")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        !handled.iter().any(|h| h == uuid)
+                    });
+                    let Some(item) = next else {
+                        result = self.poll(&t).await?;
+                        continue;
+                    };
+                    if had_pending
+                        && !handled.is_empty()
+                        && self.io.breaks(ids::COMPUTER_PENDING_EACH)
+                    {
+                        return Ok(Settled { thread: Some(t) });
+                    }
+                    if let Some(uuid) = item.get("followup_uuid").and_then(Value::as_str) {
+                        handled.push(uuid.to_owned());
+                    }
+                    result = self.interact(&t, &item, &result).await?;
+                }
+                "auth_required" => {
+                    result = self.sign_in(&t, &result).await?;
+                }
+                _ => {
+                    let finished = if self.io.breaks(ids::COMPUTER_STATUS_TASK_STATUS) {
+                        // The mistake the document warns about: "complete" taken as finished.
+                        matches!(
+                            event.as_str(),
+                            "complete" | "error" | "cancelled" | "access_denied"
+                        )
+                    } else {
+                        terminal(&status)
+                    };
+                    if finished {
+                        self.io
+                            .show(
+                                if status == "completed" {
+                                    "final"
+                                } else {
+                                    "error"
+                                },
+                                &result,
+                            )
+                            .await?;
+                        if self.io.breaks(ids::COMPUTER_AUTH_OPTIONAL_IGNORED) {
+                            self.notify_optional(&t, &result).await?;
+                        }
+                        return Ok(Settled { thread: Some(t) });
+                    }
+                    if status == "input_required" {
+                        // Waiting on something the result does not show: read_thread tells.
+                        let read = self.io.call("read_thread", json!({"thread_id": t})).await?;
+                        if let Some(sign_in) = first_auth_request(&read) {
+                            result = self.sign_in(&t, &json!({"interactive": sign_in})).await?;
+                            continue;
+                        }
+                    }
+                    result = self.poll(&t).await?;
+                }
+            }
+        }
+    }
+
+    /// Polls read_thread until the request needs something or ends; returns it as a result.
+    async fn poll(&mut self, thread: &str) -> Result<Value, ClientError> {
+        for _ in 0..MAX_POLLS {
+            let read = self
+                .io
+                .call("read_thread", json!({"thread_id": thread}))
+                .await?;
+            let status = read
+                .pointer("/web_state/task_status")
+                .and_then(Value::as_str)
+                .unwrap_or("working");
+            if terminal(status) {
+                let mut done = read.clone();
+                done["event"] = json!("complete");
+                done["task_status"] = json!(status);
+                return Ok(done);
+            }
+            if status == "input_required" {
+                if let Some(sign_in) = first_auth_request(&read) {
+                    return Ok(
+                        json!({"thread_id": thread, "event": "auth_required", "task_status": status, "interactive": sign_in}),
+                    );
+                }
+                return Ok(
+                    json!({"thread_id": thread, "event": "complete", "task_status": "failed", "text": "The task waits on input this client cannot give."}),
+                );
+            }
+            tokio::time::sleep(POLL_EVERY).await;
+        }
+        Err(ClientError::Protocol {
+            what: "read_thread".into(),
+            detail: format!("thread {thread} was still working after {MAX_POLLS} polls"),
+        })
+    }
+
+    async fn top_up(&mut self, result: &Value) -> Result<bool, ClientError> {
+        match result
+            .pointer("/interactive/billing_url")
+            .and_then(Value::as_str)
+        {
+            Some(url) => {
+                self.io
+                    .ask_url(url, "You are out of credits. Add credits here.")
+                    .await
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Answers a question or a confirmation.
+    async fn interact(
+        &mut self,
+        thread: &str,
+        item: &Value,
+        result: &Value,
+    ) -> Result<Value, ClientError> {
+        let uuid = item.get("followup_uuid").cloned();
+        let text = result.get("text").cloned().unwrap_or(Value::Null);
+        if item.get("type").and_then(Value::as_str) == Some("confirm_action") {
+            let answer = self
+                .io
+                .user_post(
+                    "ask",
+                    json!({"kind": "confirm", "message": text, "thread_id": thread}),
+                )
+                .await?;
+            let approve = answer.get("action").and_then(Value::as_str) == Some("accept");
+            let mut args = json!({
+                "thread_id": thread,
+                "result": if approve { "Approved by the user." } else { "Denied by the user." },
+            });
+            if let Some(u) = uuid
+                && !self.io.breaks(ids::COMPUTER_CONFIRM_DECIDE)
+            {
+                args["followup_uuid"] = u;
+            }
+            let tool = if approve {
+                "confirm_action_approve"
+            } else {
+                "confirm_action_deny"
+            };
+            return self.io.call(tool, args).await;
+        }
+        let answer = self
+            .io
+            .user_post(
+                "ask",
+                json!({"kind": "question", "message": text, "thread_id": thread}),
+            )
+            .await?;
+        let answers = answer.get("content").cloned().unwrap_or_else(|| json!({}));
+        let mut args = json!({"thread_id": thread, "answers": answers});
+        if let Some(u) = uuid
+            && !self.io.breaks(ids::COMPUTER_QUESTION_ANSWER)
+        {
+            args["followup_uuid"] = u;
+        }
+        self.io.call("answer_question", args).await
+    }
+
+    /// Opens the sign-in URL (through the user), then notify_connected with the connector.
+    async fn sign_in(&mut self, thread: &str, result: &Value) -> Result<Value, ClientError> {
+        let read = self
+            .io
+            .call("read_thread", json!({"thread_id": thread}))
+            .await?;
+        let waiting = auth_requests(&read);
+        let sign_in = result
+            .get("interactive")
+            .cloned()
+            .or_else(|| waiting.first().cloned())
+            .unwrap_or(Value::Null);
+        let connector = sign_in
+            .get("connector")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let name = sign_in
+            .get("display_name")
+            .and_then(Value::as_str)
+            .unwrap_or(&connector)
+            .to_owned();
+        if !self.io.breaks(ids::COMPUTER_AUTH_OPEN_THEN_NOTIFY)
+            && let Some(url) = sign_in.get("auth_url").and_then(Value::as_str)
+            && !self.io.ask_url(url, &format!("Sign in to {name}")).await?
+        {
+            return Ok(
+                json!({"thread_id": thread, "event": "complete", "task_status": "failed", "text": "The user declined the sign-in."}),
+            );
+        }
+        let mut args = json!({"thread_id": thread, "message": format!("{name} connected")});
+        let omit = waiting.len() > 1 && self.io.breaks(ids::COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL);
+        if !connector.is_empty() && !omit {
+            args["connector"] = json!(connector);
+        }
+        self.io.call("notify_connected", args).await
+    }
+
+    /// Breaking `computer.auth.optional-ignored`: "reconnects" every optional connector.
+    async fn notify_optional(&mut self, thread: &str, result: &Value) -> Result<(), ClientError> {
+        let optional = result
+            .get("optional_auth_requests")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for o in optional {
+            if let Some(c) = o.get("connector").and_then(Value::as_str) {
+                self.io
+                    .call(
+                        "notify_connected",
+                        json!({"thread_id": thread, "message": "Connected", "connector": c}),
+                    )
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// cancel_task, then confirm with read_thread, retrying while the task stays active.
+    async fn cancel(&mut self, thread: &str) -> Result<Settled, ClientError> {
+        for _ in 0..3 {
+            let cancelled = self
+                .io
+                .call("cancel_task", json!({"thread_id": thread}))
+                .await?;
+            if self.io.breaks(ids::COMPUTER_CANCEL_CONFIRM) {
+                self.io.show("final", &cancelled).await?;
+                return Ok(Settled {
+                    thread: Some(thread.to_owned()),
+                });
+            }
+            let read = self
+                .io
+                .call("read_thread", json!({"thread_id": thread}))
+                .await?;
+            let status = read
+                .pointer("/web_state/task_status")
+                .and_then(Value::as_str);
+            if status.is_some_and(crate::transcript::terminal) {
+                self.io.show("final", &read).await?;
+                return Ok(Settled {
+                    thread: Some(thread.to_owned()),
+                });
+            }
+        }
+        Err(ClientError::Protocol {
+            what: "cancel_task".into(),
+            detail: format!("thread {thread} stayed active after three cancellations"),
+        })
+    }
+}
+
+/// Sign-ins the thread still waits on, from a read_thread result.
+fn auth_requests(read: &Value) -> Vec<Value> {
+    read.pointer("/web_state/entries")
+        .and_then(Value::as_array)
+        .and_then(|entries| entries.last())
+        .and_then(|e| e.get("auth_requests"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn first_auth_request(read: &Value) -> Option<Value> {
+    auth_requests(read).into_iter().next()
+}

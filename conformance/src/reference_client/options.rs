@@ -1,0 +1,57 @@
+//! How the reference client is started: from the environment the conformance runner sets.
+
+use reqwest::header::{HeaderMap, HeaderValue};
+
+use crate::error::ClientError;
+
+/// How the reference client is started.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// The MCP endpoint.
+    pub url: String,
+    /// The rule to break on purpose, if any.
+    pub break_rule: Option<String>,
+    /// The user channel.
+    pub user_url: String,
+    /// Bearer token.
+    pub token: Option<String>,
+    /// Protocol version to offer.
+    pub protocol_version: String,
+}
+
+impl ClientOptions {
+    /// The headers of every JSON-RPC POST in both eras: JSON in, JSON or SSE back, the token.
+    pub(super) fn post_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        if let Some(token) = &self.token
+            && let Ok(v) = HeaderValue::from_str(&format!("Bearer {token}"))
+        {
+            headers.insert("authorization", v);
+        }
+        headers
+    }
+
+    /// Options from the environment the conformance runner sets.
+    pub fn from_env(url: String, break_rule: Option<String>) -> Result<Self, ClientError> {
+        let user_url = std::env::var("CONFORMANCE_USER_URL")
+            .map_err(|_| ClientError::MissingEnv("CONFORMANCE_USER_URL"))?;
+        // Either era, as the runner announces; anything else falls back to the handshake era.
+        let protocol_version = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+            Ok(v) if mock_server::HANDSHAKE_VERSIONS.contains(&v.as_str()) => v,
+            Ok(v) if v == mock_server::MODERN_VERSION => v,
+            _ => mock_server::LATEST_HANDSHAKE_VERSION.to_owned(),
+        };
+        Ok(Self {
+            url,
+            break_rule,
+            user_url,
+            token: std::env::var("CONFORMANCE_BEARER_TOKEN").ok(),
+            protocol_version,
+        })
+    }
+}

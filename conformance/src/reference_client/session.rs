@@ -1,0 +1,230 @@
+//! The handshake-era connection of the reference client: one MCP session (initialize, the
+//! session id and protocol version headers, JSON or SSE answers) and the user channel.
+
+use std::time::Duration;
+
+use reqwest::header::HeaderValue;
+use serde_json::{Value, json};
+
+use crate::error::ClientError;
+use crate::rules::ids;
+
+use super::options::ClientOptions;
+use super::wire::jsonrpc_messages;
+
+/// The MCP session and the user channel, as one client holds them.
+pub(super) struct Session {
+    pub(super) http: reqwest::Client,
+    pub(super) options: ClientOptions,
+    session: Option<String>,
+    version: String,
+    next_id: u64,
+}
+
+impl Session {
+    pub(super) fn new(options: ClientOptions) -> Result<Self, ClientError> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(60))
+            .build()
+            .map_err(|source| ClientError::Http {
+                url: options.url.clone(),
+                source,
+            })?;
+        let version = options.protocol_version.clone();
+        Ok(Self {
+            http,
+            options,
+            session: None,
+            version,
+            next_id: 1,
+        })
+    }
+
+    pub(super) fn breaks(&self, rule: &str) -> bool {
+        self.options.break_rule.as_deref() == Some(rule)
+    }
+
+    pub(super) fn http_error(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
+        move |source| ClientError::Http {
+            url: url.to_owned(),
+            source,
+        }
+    }
+
+    /// POSTs one JSON-RPC message; returns the response to `id` (JSON or SSE), or null.
+    pub(super) async fn post(
+        &mut self,
+        body: Value,
+        initializing: bool,
+    ) -> Result<Value, ClientError> {
+        let url = self.options.url.clone();
+        let mut headers = self.options.post_headers();
+        if !initializing {
+            // Breaking the session rule on the one request whose answer the client never needs
+            // (the mock refuses it), so the rest of the scenario still runs.
+            let notification = body.get("id").is_none();
+            if let Some(session) = &self.session
+                && !(notification && self.breaks(ids::MCP_TRANSPORT_SESSION_ID))
+                && let Ok(v) = HeaderValue::from_str(session)
+            {
+                headers.insert("mcp-session-id", v);
+            }
+            if !self.breaks(ids::MCP_TRANSPORT_PROTOCOL_VERSION_HEADER)
+                && let Ok(v) = HeaderValue::from_str(&self.version)
+            {
+                headers.insert("mcp-protocol-version", v);
+            }
+        }
+        let response = self
+            .http
+            .post(&url)
+            .headers(headers)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(Self::http_error(&url))?;
+        if initializing && let Some(session) = response.headers().get("mcp-session-id") {
+            self.session = session.to_str().ok().map(str::to_owned);
+        }
+        let is_sse = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let status = response.status();
+        let text = response.text().await.map_err(Self::http_error(&url))?;
+        let id = body.get("id").cloned();
+        if id.is_none() {
+            return Ok(Value::Null);
+        }
+        let messages = jsonrpc_messages(&text, is_sse);
+        messages
+            .into_iter()
+            .find(|m| m.get("id") == id.as_ref())
+            .ok_or_else(|| ClientError::Protocol {
+                what: body
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .unwrap_or("request")
+                    .to_owned(),
+                detail: format!(
+                    "HTTP {status}: {}",
+                    text.chars().take(300).collect::<String>()
+                ),
+            })
+    }
+
+    pub(super) async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let response = self.post(body, method == "initialize").await?;
+        match response.get("result") {
+            Some(result) => Ok(result.clone()),
+            None => Err(ClientError::Protocol {
+                what: method.to_owned(),
+                detail: response.to_string(),
+            }),
+        }
+    }
+
+    pub(super) async fn initialize(&mut self) -> Result<(), ClientError> {
+        let result = self
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": self.options.protocol_version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "conformance-reference-client", "version": env!("CARGO_PKG_VERSION")},
+                }),
+            )
+            .await?;
+        if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
+            self.version = v.to_owned();
+        }
+        if !self.breaks(ids::MCP_LIFECYCLE_INITIALIZED) {
+            self.post(
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                false,
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Calls a tool and returns its task JSON (structuredContent, else the first text block).
+    pub(super) async fn call(
+        &mut self,
+        tool: &str,
+        arguments: Value,
+    ) -> Result<Value, ClientError> {
+        let mut params = json!({"name": tool, "arguments": arguments});
+        if !self.breaks(ids::COMPUTER_PROGRESS_TOKEN) {
+            params["_meta"] = json!({"progressToken": format!("progress-{}", self.next_id)});
+        }
+        let result = self.request("tools/call", params).await?;
+        if let Some(s) = result.get("structuredContent") {
+            return Ok(s.clone());
+        }
+        Ok(result
+            .pointer("/content/0/text")
+            .and_then(Value::as_str)
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null))
+    }
+
+    // ---- the user channel ----
+
+    pub(super) async fn user_get(&self, what: &str) -> Result<Option<Value>, ClientError> {
+        let url = format!("{}/{what}", self.options.user_url);
+        let response = self
+            .http
+            .get(&url)
+            .send()
+            .await
+            .map_err(Self::http_error(&url))?;
+        if response.status() == reqwest::StatusCode::NO_CONTENT {
+            return Ok(None);
+        }
+        Ok(Some(response.json().await.map_err(Self::http_error(&url))?))
+    }
+
+    pub(super) async fn user_post(&self, what: &str, body: Value) -> Result<Value, ClientError> {
+        let url = format!("{}/{what}", self.options.user_url);
+        let response = self
+            .http
+            .post(&url)
+            .json(&body)
+            .send()
+            .await
+            .map_err(Self::http_error(&url))?;
+        if response.status() == reqwest::StatusCode::NO_CONTENT {
+            return Ok(Value::Null);
+        }
+        response.json().await.map_err(Self::http_error(&url))
+    }
+
+    pub(super) async fn show(&self, kind: &str, result: &Value) -> Result<(), ClientError> {
+        self.user_post(
+            "show",
+            json!({"kind": kind, "text": result.get("text"), "files": result.get("files"), "thread_id": result.get("thread_id")}),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    pub(super) async fn ask_url(&self, url: &str, message: &str) -> Result<bool, ClientError> {
+        let answer = self
+            .user_post(
+                "ask",
+                json!({"kind": "url", "url": url, "message": message}),
+            )
+            .await?;
+        Ok(answer.get("action").and_then(Value::as_str) == Some("accept"))
+    }
+}

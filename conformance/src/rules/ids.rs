@@ -1,0 +1,175 @@
+//! Every rule id, as a constant: the registry's rules, the reports and the reference client's
+//! `--break` all name rules through these, so a renamed id is a compile error, not a silent miss.
+//!
+//! A constant's name is its id in capitals with `.` and `-` as `_`
+//! (`computer.thread.reuse` is [`COMPUTER_THREAD_REUSE`]).
+
+/// The check the runner makes on the target process itself: it must start, finish in time and
+/// exit 0. Not a rule of the registry: it judges the launch, not the client's traffic.
+pub const TARGET_EXIT: &str = "target.exit";
+
+// ---- The MCP wire (handshake era) and progress tokens (`wire.rs`). ----
+/// `mcp.lifecycle.initialized`
+pub const MCP_LIFECYCLE_INITIALIZED: &str = "mcp.lifecycle.initialized";
+/// `mcp.transport.protocol-version-header`
+pub const MCP_TRANSPORT_PROTOCOL_VERSION_HEADER: &str = "mcp.transport.protocol-version-header";
+/// `mcp.transport.session-id`
+pub const MCP_TRANSPORT_SESSION_ID: &str = "mcp.transport.session-id";
+/// `computer.progress.token`
+pub const COMPUTER_PROGRESS_TOKEN: &str = "computer.progress.token";
+
+// ---- Threads: reuse, timeout, task status, sleep, waiting, cancel (`thread.rs`). ----
+/// `computer.thread.reuse`
+pub const COMPUTER_THREAD_REUSE: &str = "computer.thread.reuse";
+/// `computer.timeout.read-thread`
+pub const COMPUTER_TIMEOUT_READ_THREAD: &str = "computer.timeout.read-thread";
+/// `computer.status.task-status`
+pub const COMPUTER_STATUS_TASK_STATUS: &str = "computer.status.task-status";
+/// `computer.sleep.no-resend`
+pub const COMPUTER_SLEEP_NO_RESEND: &str = "computer.sleep.no-resend";
+/// `computer.waiting.same-thread`
+pub const COMPUTER_WAITING_SAME_THREAD: &str = "computer.waiting.same-thread";
+/// `computer.cancel.confirm`
+pub const COMPUTER_CANCEL_CONFIRM: &str = "computer.cancel.confirm";
+
+// ---- Questions, confirmations, pending interactions (`interactive.rs`). ----
+/// `computer.question.answer`
+pub const COMPUTER_QUESTION_ANSWER: &str = "computer.question.answer";
+/// `computer.confirm.decide`
+pub const COMPUTER_CONFIRM_DECIDE: &str = "computer.confirm.decide";
+/// `computer.pending.each`
+pub const COMPUTER_PENDING_EACH: &str = "computer.pending.each";
+
+// ---- Sign-ins (`auth.rs`). ----
+/// `computer.auth.open-then-notify`
+pub const COMPUTER_AUTH_OPEN_THEN_NOTIFY: &str = "computer.auth.open-then-notify";
+/// `computer.auth.connector-when-several`
+pub const COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL: &str = "computer.auth.connector-when-several";
+/// `computer.auth.optional-ignored`
+pub const COMPUTER_AUTH_OPTIONAL_IGNORED: &str = "computer.auth.optional-ignored";
+
+// ---- Running out of credits (`credits.rs`). ----
+/// `computer.credits.before-send`
+pub const COMPUTER_CREDITS_BEFORE_SEND: &str = "computer.credits.before-send";
+/// `computer.credits.during-task`
+pub const COMPUTER_CREDITS_DURING_TASK: &str = "computer.credits.during-task";
+
+// ---- MCP Tasks (`tasks.rs`). ----
+/// `tasks.extension.every-request`
+pub const TASKS_EXTENSION_EVERY_REQUEST: &str = "tasks.extension.every-request";
+/// `tasks.task-id.exact`
+pub const TASKS_TASK_ID_EXACT: &str = "tasks.task-id.exact";
+/// `tasks.poll.far-too-early`
+pub const TASKS_POLL_FAR_TOO_EARLY: &str = "tasks.poll.far-too-early";
+/// `tasks.poll.interval`
+pub const TASKS_POLL_INTERVAL: &str = "tasks.poll.interval";
+/// `tasks.mcp-name`
+pub const TASKS_MCP_NAME: &str = "tasks.mcp-name";
+/// `tasks.update.input-responses`
+pub const TASKS_UPDATE_INPUT_RESPONSES: &str = "tasks.update.input-responses";
+/// `tasks.poll.after-ack`
+pub const TASKS_POLL_AFTER_ACK: &str = "tasks.poll.after-ack";
+/// `tasks.thread-id.from-meta`
+pub const TASKS_THREAD_ID_FROM_META: &str = "tasks.thread-id.from-meta";
+/// `tasks.cancel.cancel-task`
+pub const TASKS_CANCEL_CANCEL_TASK: &str = "tasks.cancel.cancel-task";
+/// `tasks.no-result-or-list`
+pub const TASKS_NO_RESULT_OR_LIST: &str = "tasks.no-result-or-list";
+
+// ---- In-call elicitation, MRTR (`elicitation.rs`). ----
+/// `elicitation.modes.declared`
+pub const ELICITATION_MODES_DECLARED: &str = "elicitation.modes.declared";
+/// `elicitation.content.schema`
+pub const ELICITATION_CONTENT_SCHEMA: &str = "elicitation.content.schema";
+/// `elicitation.mrtr.request-state`
+pub const ELICITATION_MRTR_REQUEST_STATE: &str = "elicitation.mrtr.request-state";
+
+// ---- Uploads, Projects, settings, paging, downloads (`account.rs`). ----
+/// `computer.paging.next-cursor`
+pub const COMPUTER_PAGING_NEXT_CURSOR: &str = "computer.paging.next-cursor";
+/// `computer.settings.mode-or-model`
+pub const COMPUTER_SETTINGS_MODE_OR_MODEL: &str = "computer.settings.mode-or-model";
+/// `computer.project.new-conversation`
+pub const COMPUTER_PROJECT_NEW_CONVERSATION: &str = "computer.project.new-conversation";
+/// `computer.upload.envelope`
+pub const COMPUTER_UPLOAD_ENVELOPE: &str = "computer.upload.envelope";
+/// `computer.upload.attachment-url`
+pub const COMPUTER_UPLOAD_ATTACHMENT_URL: &str = "computer.upload.attachment-url";
+/// `computer.assets.refresh-download`
+pub const COMPUTER_ASSETS_REFRESH_DOWNLOAD: &str = "computer.assets.refresh-download";
+
+// ---- The Agent API (`agent.rs`). ----
+/// `agent.approval.respond-each`
+pub const AGENT_APPROVAL_RESPOND_EACH: &str = "agent.approval.respond-each";
+/// `agent.approval.resend-tools`
+pub const AGENT_APPROVAL_RESEND_TOOLS: &str = "agent.approval.resend-tools";
+/// `agent.approval.user-decision`
+pub const AGENT_APPROVAL_USER_DECISION: &str = "agent.approval.user-decision";
+/// `agent.zdr.history`
+pub const AGENT_ZDR_HISTORY: &str = "agent.zdr.history";
+/// `agent.background.poll`
+pub const AGENT_BACKGROUND_POLL: &str = "agent.background.poll";
+/// `agent.cancel.confirm`
+pub const AGENT_CANCEL_CONFIRM: &str = "agent.cancel.confirm";
+/// `agent.stream.resume`
+pub const AGENT_STREAM_RESUME: &str = "agent.stream.resume";
+/// `agent.connector.auth-required-shown`
+pub const AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN: &str = "agent.connector.auth-required-shown";
+
+/// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
+pub const ALL: &[&str] = &[
+    MCP_LIFECYCLE_INITIALIZED,
+    MCP_TRANSPORT_PROTOCOL_VERSION_HEADER,
+    MCP_TRANSPORT_SESSION_ID,
+    COMPUTER_PROGRESS_TOKEN,
+    COMPUTER_THREAD_REUSE,
+    COMPUTER_TIMEOUT_READ_THREAD,
+    COMPUTER_STATUS_TASK_STATUS,
+    COMPUTER_SLEEP_NO_RESEND,
+    COMPUTER_WAITING_SAME_THREAD,
+    COMPUTER_CANCEL_CONFIRM,
+    COMPUTER_QUESTION_ANSWER,
+    COMPUTER_CONFIRM_DECIDE,
+    COMPUTER_PENDING_EACH,
+    COMPUTER_AUTH_OPEN_THEN_NOTIFY,
+    COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL,
+    COMPUTER_AUTH_OPTIONAL_IGNORED,
+    COMPUTER_CREDITS_BEFORE_SEND,
+    COMPUTER_CREDITS_DURING_TASK,
+    TASKS_EXTENSION_EVERY_REQUEST,
+    TASKS_TASK_ID_EXACT,
+    TASKS_POLL_FAR_TOO_EARLY,
+    TASKS_POLL_INTERVAL,
+    TASKS_MCP_NAME,
+    TASKS_UPDATE_INPUT_RESPONSES,
+    TASKS_POLL_AFTER_ACK,
+    TASKS_THREAD_ID_FROM_META,
+    TASKS_CANCEL_CANCEL_TASK,
+    TASKS_NO_RESULT_OR_LIST,
+    ELICITATION_MODES_DECLARED,
+    ELICITATION_CONTENT_SCHEMA,
+    ELICITATION_MRTR_REQUEST_STATE,
+    COMPUTER_PAGING_NEXT_CURSOR,
+    COMPUTER_SETTINGS_MODE_OR_MODEL,
+    COMPUTER_PROJECT_NEW_CONVERSATION,
+    COMPUTER_UPLOAD_ENVELOPE,
+    COMPUTER_UPLOAD_ATTACHMENT_URL,
+    COMPUTER_ASSETS_REFRESH_DOWNLOAD,
+    AGENT_APPROVAL_RESPOND_EACH,
+    AGENT_APPROVAL_RESEND_TOOLS,
+    AGENT_APPROVAL_USER_DECISION,
+    AGENT_ZDR_HISTORY,
+    AGENT_BACKGROUND_POLL,
+    AGENT_CANCEL_CONFIRM,
+    AGENT_STREAM_RESUME,
+    AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN,
+];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_constant_is_a_registered_rule_in_registry_order() {
+        let registered: Vec<&str> = super::super::registry().iter().map(|r| r.id).collect();
+        assert_eq!(registered, super::ALL);
+    }
+}

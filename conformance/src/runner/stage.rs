@@ -1,0 +1,174 @@
+//! The stage of one scenario: a fresh in-process mock and the user channel on one port, the
+//! environment the target gets, and the judgement over what they recorded. The stage owns the
+//! scenario's clock (see [`super::clock`]).
+
+use serde_json::{Value, json};
+
+use crate::check::{Check, DocRef, Level, Outcome};
+use crate::error::Error;
+use crate::judge::{Judgement, judge_transcript};
+use crate::rules;
+use crate::suite::{BEARER_TOKEN, ScenarioSpec};
+use crate::transcript::Transcript;
+
+use super::clock::ClockDriver;
+use super::drop;
+use super::fixtures;
+use super::user::{USER_PATH, UserChannel};
+
+/// The check a stage adds when its mock's journal dropped an exchange.
+const JOURNAL_COMPLETE: &str = "runner.journal-complete";
+
+/// A mock and its user channel, serving on one port.
+pub struct Stage {
+    /// The mock's handle (journal, clock, world).
+    pub mock: mock_server::MockHandle,
+    /// The scripted person.
+    pub user: UserChannel,
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    /// The scenario it plays.
+    scenario: String,
+    server: tokio::task::JoinHandle<()>,
+    /// Fixture overrides the mock loaded (kept until the stage ends, then removed).
+    _overrides: Option<fixtures::Overrides>,
+}
+
+impl Stage {
+    /// Starts a fresh mock for `spec` on `127.0.0.1:0`, on a clock `time_scale` times real time.
+    pub async fn start(spec: &ScenarioSpec, time_scale: f64) -> Result<Self, Error> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(Error::Bind)?;
+        let address = listener.local_addr().map_err(Error::Bind)?;
+        let base_url = format!("http://{address}");
+        let overrides = fixtures::Overrides::write(spec.name, &address.port().to_string())?;
+        // Verdicts read the whole journal: nothing may be dropped or cut (see `judge`).
+        let mut builder =
+            ClockDriver::configure(mock_server::MockServer::builder(), spec, time_scale)
+                .journal(mock_server::JournalConfig::unbounded());
+        // Computer scenarios are the fallback of conversations that name none; an Agent API
+        // request picks its scenario from its own message, as the catalog says.
+        if spec.suite == "computer" {
+            builder = builder.scenario(spec.name);
+        }
+        if let Some(o) = &overrides {
+            builder = builder.fixtures(o.dir());
+        }
+        let (router, mock) = builder.router(&base_url)?;
+        let user = UserChannel::new(
+            script_for(spec, &mock.mcp_url()),
+            mock.journal().clone(),
+            ClockDriver::new(mock.clock().clone()),
+        );
+        let router = if spec.drop_stream_after > 0 {
+            drop::apply(router, spec.drop_stream_after)
+        } else {
+            router
+        };
+        let app = router.merge(user.routes());
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Self {
+            mock,
+            user,
+            base_url,
+            scenario: spec.name.to_owned(),
+            server,
+            _overrides: overrides,
+        })
+    }
+
+    /// The MCP endpoint.
+    pub fn mcp_url(&self) -> String {
+        self.mock.mcp_url()
+    }
+
+    /// The environment the target gets.
+    pub fn env(&self, spec: &ScenarioSpec) -> Vec<(&'static str, String)> {
+        let context = json!({
+            "name": spec.name,
+            "description": spec.description,
+            "era": spec.era.name(),
+            "protocol_version": spec.era.protocol_version(),
+            "flow": spec.flow.name(),
+            "suite": spec.suite,
+            "user": script_for(spec, &self.mcp_url()),
+        });
+        vec![
+            ("MCP_CONFORMANCE_SCENARIO", spec.name.to_owned()),
+            (
+                "MCP_CONFORMANCE_PROTOCOL_VERSION",
+                spec.era.protocol_version().to_owned(),
+            ),
+            ("MCP_CONFORMANCE_CONTEXT", context.to_string()),
+            ("CONFORMANCE_USER_URL", self.user_url()),
+            ("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()),
+            ("PERPLEXITY_BASE_URL", self.base_url.clone()),
+            ("PERPLEXITY_API_KEY", spec.api_key().to_owned()),
+        ]
+    }
+
+    /// The user channel (`CONFORMANCE_USER_URL`).
+    pub fn user_url(&self) -> String {
+        format!("{}{USER_PATH}", self.base_url)
+    }
+
+    /// Judges what happened so far against every rule the scenario exercises, as a
+    /// [`Judgement`] to assert on.
+    pub fn judgement(&self) -> Result<Judgement, Error> {
+        judge_transcript(Transcript::new(
+            &self.scenario,
+            self.mock.journal().exchanges(),
+            self.user.log(),
+        ))
+    }
+
+    /// Judges what happened so far against every rule `spec` exercises.
+    pub fn judge(&self, spec: &ScenarioSpec) -> Vec<Check> {
+        let transcript =
+            Transcript::new(spec.name, self.mock.journal().exchanges(), self.user.log());
+        let mut checks = rules::judge(&transcript);
+        let dropped = self.mock.journal().stats().dropped;
+        if dropped > 0 {
+            // The stage keeps its journal whole; a drop means every verdict above read a
+            // partial transcript, which must never pass quietly.
+            checks.push(Check::judged(
+                JOURNAL_COMPLETE,
+                Level::Must,
+                DocRef {
+                    document: "conformance runner",
+                    section: "Conformance runner",
+                    quote: "the runner keeps the mock's whole journal",
+                },
+                Outcome::Violated {
+                    message: format!(
+                        "the mock's journal dropped {dropped} exchange(s), so the checks judged an \
+                         incomplete transcript; this is a runner bug, please report it"
+                    ),
+                    evidence: Vec::new(),
+                },
+                &transcript,
+            ));
+        }
+        checks
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        // Aborting rather than a graceful shutdown: a dead client's open streams must not keep
+        // the runner waiting.
+        self.server.abort();
+    }
+}
+
+/// The user's script with `{mcp_url}` (in agent turns) replaced by the mock's MCP endpoint.
+fn script_for(spec: &ScenarioSpec, mcp_url: &str) -> Value {
+    let script = spec.script();
+    if !script.to_string().contains("{mcp_url}") {
+        return script;
+    }
+    serde_json::from_str(&script.to_string().replace("{mcp_url}", mcp_url)).unwrap_or(script)
+}
