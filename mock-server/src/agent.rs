@@ -13,7 +13,6 @@ pub mod mcp_client;
 mod models;
 mod routes;
 mod run;
-pub mod script;
 mod store;
 mod stream;
 mod structured;
@@ -29,6 +28,27 @@ pub use error::ApiError;
 pub(crate) use store::Store;
 
 use crate::AppState;
+
+/// Recognising and validating one Agent API scenario file; kept for the crate's own tests.
+#[doc(hidden)]
+pub mod script {
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use crate::error::FixtureError;
+    use crate::fixtures::LoadedAgentScenario;
+
+    /// True when a fixture file is an Agent API scenario (it has an `agent` section).
+    pub fn is_agent_scenario(value: &Value) -> bool {
+        crate::fixtures::is_agent_scenario(value)
+    }
+
+    /// Validates and loads an Agent API scenario.
+    pub fn parse_agent(path: &Path, value: Value) -> Result<LoadedAgentScenario, FixtureError> {
+        crate::fixtures::parse_agent(path, value)
+    }
+}
 
 /// Largest create body the API accepts (32 MiB); a larger one is a 413 `payload_too_large`.
 pub const BODY_LIMIT: usize = 32 * 1024 * 1024;

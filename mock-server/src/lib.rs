@@ -22,9 +22,9 @@ pub mod clock;
 mod computer;
 mod control;
 pub mod error;
+pub mod fixtures;
 pub mod journal;
 mod oauth;
-pub mod scenario;
 pub mod world;
 
 use std::net::SocketAddr;
@@ -41,12 +41,26 @@ pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };
 pub use error::{Error, FixtureError, FixtureErrorKind};
+pub use fixtures::Catalog;
 pub use journal::{Exchange, Journal, SseRecord};
 pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
-pub use scenario::Catalog;
 pub use world::World;
 
 use computer::engine::Engine;
+
+/// Validating one Computer scenario file as the mock loads it; kept for the crate's own tests.
+#[doc(hidden)]
+pub mod scenario {
+    use std::path::Path;
+
+    use crate::error::FixtureError;
+    use crate::fixtures::LoadedScenario;
+
+    /// Parses and validates one Computer scenario file.
+    pub fn parse(path: &Path, text: &str) -> Result<LoadedScenario, FixtureError> {
+        crate::fixtures::parse(path, text)
+    }
+}
 
 /// The default call-wait window: how long a call waits for a checkpoint before `timeout`.
 pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(120);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use mock_server::{AuthMode, ClockMode, Config, MockServer, scenario::parse_duration};
+use mock_server::{AuthMode, ClockMode, Config, MockServer, fixtures::parse_duration};
 
 /// A faithful, scriptable mock of Perplexity Computer (MCP) on a virtual clock.
 #[derive(Debug, Parser)]

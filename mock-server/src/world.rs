@@ -8,163 +8,18 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::{FixtureError, FixtureErrorKind};
-
-/// The world defaults shipped with the mock.
-pub const WORLD_FIXTURE: &str = include_str!("../../fixtures/world.json");
-/// The JSON Schema a world file must satisfy.
-pub const WORLD_SCHEMA: &str = include_str!("../../fixtures/world.schema.json");
-
-static SCHEMA_VALIDATOR: LazyLock<Option<jsonschema::Validator>> = LazyLock::new(|| {
-    let schema: Value = serde_json::from_str(WORLD_SCHEMA).ok()?;
-    jsonschema::draft202012::new(&schema).ok()
-});
-
-/// A plan an account is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Plan {
-    /// A paid plan.
-    Paid,
-    /// The Free plan.
-    Free,
-}
-
-/// What a plan allows.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlanLimits {
-    /// Display name.
-    pub label: String,
-    /// Largest single attachment, in bytes.
-    pub attachment_max_bytes: u64,
-    /// Upload envelopes per rolling 24 hours.
-    pub attachments_per_day: u32,
-    /// Upload envelopes per rolling 7 days.
-    pub attachments_per_week: u32,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Plans {
-    paid: PlanLimits,
-    free: PlanLimits,
-}
-
-/// A connector and whether the account is signed in to it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Connector {
-    /// Stable id (`slack`).
-    pub connector: String,
-    /// Display name (`Slack`).
-    pub display_name: String,
-    /// Whether the account is signed in.
-    pub signed_in: bool,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AccountSpec {
-    id: String,
-    name: String,
-    email: String,
-    plan: Plan,
-    token: String,
-    credits: i64,
-    top_up_credits: i64,
-    #[serde(default)]
-    spending_limit: Option<i64>,
-    #[serde(default)]
-    quota_reset_date: Option<DateTime<Utc>>,
-    #[serde(default)]
-    connectors: Vec<Connector>,
-    #[serde(default)]
-    organization_policy: Option<OrganizationPolicy>,
-    #[serde(default)]
-    region: Option<String>,
-    #[serde(default)]
-    agent_api: AgentApiSettings,
-}
-
-// --- Agent API (issue 6) -------------------------------------------------------------------
-
-/// How an account looks to the Agent API: its organization's data retention and the connectors
-/// its API Project has connected.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentApiSettings {
-    /// A zero-data-retention organization: `previous_response_id` is refused, so approvals
-    /// continue by sending the history in `input`.
-    #[serde(default)]
-    pub zero_data_retention: bool,
-    /// Connection state per connector id (`connector_slack`); a connector not listed is
-    /// not connected.
-    #[serde(default)]
-    pub connectors: std::collections::BTreeMap<String, ConnectorState>,
-    /// Custom connectors: the Project's own MCP servers, reachable by connector id.
-    #[serde(default)]
-    pub custom_connectors: Vec<CustomConnector>,
-    /// Cancelling an unknown or foreign id answers the documented 404 `not_found` instead of
-    /// the 400 recorded from the live API.
-    #[serde(default)]
-    pub documented_cancel_errors: bool,
-}
-
-/// Whether a Project's connector can be used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConnectorState {
-    /// Connected: its tools are listed and its calls run.
-    Connected,
-    /// Never connected: `mcp_list_tools` lists `tools: []`, with no error.
-    NotConnected,
-    /// Its authorization lapsed or was revoked: tools are listed, calls fail with `AUTH_REQUIRED`.
-    Lapsed,
-}
-
-/// A custom connector: a Project's own MCP server behind a connector id.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CustomConnector {
-    /// The connector id requests name (`connector_acme_wiki`).
-    pub id: String,
-    /// The MCP server's Streamable HTTP URL.
-    pub url: String,
-    /// Access token sent to it as `Authorization: Bearer <token>`, if any.
-    #[serde(default)]
-    pub authorization: Option<String>,
-}
-
-impl AgentApiSettings {
-    /// The state of `connector_id` for this account (custom connectors count as connected).
-    pub fn connector_state(&self, connector_id: &str) -> ConnectorState {
-        if let Some(state) = self.connectors.get(connector_id) {
-            return *state;
-        }
-        if self.custom_connectors.iter().any(|c| c.id == connector_id) {
-            ConnectorState::Connected
-        } else {
-            ConnectorState::NotConnected
-        }
-    }
-}
-// --- end Agent API ---------------------------------------------------------------------------
-
-/// What an account's organization forbids, on top of its plan.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OrganizationPolicy {
-    /// Model ids the organization does not allow (modes running them go too).
-    #[serde(default)]
-    pub blocked_models: Vec<String>,
-}
+pub(crate) use crate::fixtures::{
+    AgentApiSettings, Connector, ConnectorState, ModeSpec, ModelSpec, OrganizationPolicy,
+    PlanLimits, WorldFixture,
+};
+pub use crate::fixtures::{Plan, WORLD_FIXTURE};
 
 /// One account, with the Projects it is a member of.
 #[derive(Debug, Clone)]
@@ -188,15 +43,15 @@ pub struct Account {
     /// If set, the quota is used up until then from the start.
     pub quota_reset_date: Option<DateTime<Utc>>,
     /// Connectors and their sign-in state.
-    pub connectors: Vec<Connector>,
+    pub(crate) connectors: Vec<Connector>,
     /// What the account's organization forbids.
-    pub organization_policy: OrganizationPolicy,
+    pub(crate) organization_policy: OrganizationPolicy,
     /// Where the account is served (`us`, `eu`, ...); `None` sees every region's models.
     pub region: Option<String>,
     /// Projects the account can access, as `projects_list` shows them to it.
     pub projects: Vec<Project>,
     /// How the account looks to the Agent API.
-    pub agent_api: AgentApiSettings,
+    pub(crate) agent_api: AgentApiSettings,
 }
 
 /// A Project as `projects_list` returns it to one member (minus `project_url`, which is derived).
@@ -225,197 +80,50 @@ pub struct Project {
     pub writers: Vec<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MemberSpec {
-    account: String,
-    role: String,
-    landing_category: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProjectSpec {
-    project_uuid: String,
-    name: String,
-    description: String,
-    knowledge_enabled: bool,
-    #[serde(default)]
-    instructions: Option<String>,
-    members: Vec<MemberSpec>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModelSpec {
-    id: String,
-    label: String,
-    description: String,
-    fast: bool,
-    efforts: Vec<String>,
-    default_effort: String,
-    plans: Vec<Plan>,
-    /// Regions the model is offered in; empty means everywhere.
-    #[serde(default)]
-    regions: Vec<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModeSpec {
-    mode: String,
-    model: String,
-    effort: String,
-    plans: Vec<Plan>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WorldFixture {
-    #[serde(rename = "$schema", default)]
-    _schema: Option<String>,
-    plans: Plans,
-    accounts: Vec<AccountSpec>,
-    projects: Vec<ProjectSpec>,
-    models: Vec<ModelSpec>,
-    modes: Vec<ModeSpec>,
-    default_mode: Option<String>,
-    default_model: HashMap<Plan, String>,
-}
-
-impl WorldFixture {
-    /// Checks what the schema cannot express; `Err` is (JSON pointer, message).
-    fn check(&self) -> Result<(), (String, String)> {
-        let mut ids = HashSet::new();
-        let mut tokens = HashSet::new();
-        for (i, account) in self.accounts.iter().enumerate() {
-            if !ids.insert(account.id.as_str()) {
-                return Err((
-                    format!("/accounts/{i}/id"),
-                    format!("account id `{}` is used twice", account.id),
-                ));
-            }
-            if !tokens.insert(account.token.as_str()) {
-                return Err((
-                    format!("/accounts/{i}/token"),
-                    "this token is already another account's".into(),
-                ));
-            }
-        }
-        let mut uuids = HashSet::new();
-        for (i, project) in self.projects.iter().enumerate() {
-            if !uuids.insert(project.project_uuid.as_str()) {
-                return Err((
-                    format!("/projects/{i}/project_uuid"),
-                    "this project_uuid is used twice".into(),
-                ));
-            }
-            for (j, member) in project.members.iter().enumerate() {
-                if !ids.contains(member.account.as_str()) {
-                    return Err((
-                        format!("/projects/{i}/members/{j}/account"),
-                        format!(
-                            "no account `{}`; expected one of the ids under /accounts",
-                            member.account
-                        ),
-                    ));
-                }
-            }
-        }
-        for (i, model) in self.models.iter().enumerate() {
-            if !model.efforts.contains(&model.default_effort) {
-                return Err((
-                    format!("/models/{i}/default_effort"),
-                    format!(
-                        "`{}` is not one of the model's efforts {:?}",
-                        model.default_effort, model.efforts
-                    ),
-                ));
-            }
-        }
-        for (i, mode) in self.modes.iter().enumerate() {
-            let Some(model) = self.models.iter().find(|m| m.id == mode.model) else {
-                return Err((
-                    format!("/modes/{i}/model"),
-                    format!("no model `{}` under /models", mode.model),
-                ));
-            };
-            if !model.efforts.contains(&mode.effort) {
-                return Err((
-                    format!("/modes/{i}/effort"),
-                    format!("`{}` is not one of {}'s efforts", mode.effort, model.id),
-                ));
-            }
-            if let Some(plan) = mode.plans.iter().find(|p| !model.plans.contains(p)) {
-                return Err((
-                    format!("/modes/{i}/plans"),
-                    format!(
-                        "the {plan:?} plan gets this mode but not its model {}",
-                        model.id
-                    ),
-                ));
-            }
-        }
-        for (plan, model) in &self.default_model {
-            let offered = self
-                .models
+/// The accounts of a world file, each with the Projects it is a member of.
+fn accounts_of(fixture: &WorldFixture) -> Vec<Account> {
+    fixture
+        .accounts
+        .iter()
+        .map(|spec| Account {
+            id: spec.id.clone(),
+            name: spec.name.clone(),
+            email: spec.email.clone(),
+            plan: spec.plan,
+            token: spec.token.clone(),
+            credits: spec.credits,
+            top_up_credits: spec.top_up_credits,
+            spending_limit: spec.spending_limit,
+            quota_reset_date: spec.quota_reset_date,
+            connectors: spec.connectors.clone(),
+            organization_policy: spec.organization_policy.clone().unwrap_or_default(),
+            region: spec.region.clone(),
+            agent_api: spec.agent_api.clone(),
+            projects: fixture
+                .projects
                 .iter()
-                .any(|m| &m.id == model && m.plans.contains(plan));
-            if !offered {
-                let key = serde_json::to_value(plan).unwrap_or_default();
-                return Err((
-                    format!("/default_model/{}", key.as_str().unwrap_or_default()),
-                    format!("`{model}` is not a model offered to that plan"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The accounts with the Projects each is a member of.
-    fn accounts(&self) -> Vec<Account> {
-        self.accounts
-            .iter()
-            .map(|spec| Account {
-                id: spec.id.clone(),
-                name: spec.name.clone(),
-                email: spec.email.clone(),
-                plan: spec.plan,
-                token: spec.token.clone(),
-                credits: spec.credits,
-                top_up_credits: spec.top_up_credits,
-                spending_limit: spec.spending_limit,
-                quota_reset_date: spec.quota_reset_date,
-                connectors: spec.connectors.clone(),
-                organization_policy: spec.organization_policy.clone().unwrap_or_default(),
-                region: spec.region.clone(),
-                agent_api: spec.agent_api.clone(),
-                projects: self
-                    .projects
-                    .iter()
-                    .filter_map(|p| {
-                        let me = p.members.iter().find(|m| m.account == spec.id)?;
-                        Some(Project {
-                            project_uuid: p.project_uuid.clone(),
-                            name: p.name.clone(),
-                            description: p.description.clone(),
-                            role: me.role.clone(),
-                            landing_category: me.landing_category.clone(),
-                            knowledge_enabled: p.knowledge_enabled,
-                            instructions: p.instructions.clone(),
-                            members: p.members.iter().map(|m| m.account.clone()).collect(),
-                            writers: p
-                                .members
-                                .iter()
-                                .filter(|m| m.role != "viewer")
-                                .map(|m| m.account.clone())
-                                .collect(),
-                        })
+                .filter_map(|p| {
+                    let me = p.members.iter().find(|m| m.account == spec.id)?;
+                    Some(Project {
+                        project_uuid: p.project_uuid.clone(),
+                        name: p.name.clone(),
+                        description: p.description.clone(),
+                        role: me.role.clone(),
+                        landing_category: me.landing_category.clone(),
+                        knowledge_enabled: p.knowledge_enabled,
+                        instructions: p.instructions.clone(),
+                        members: p.members.iter().map(|m| m.account.clone()).collect(),
+                        writers: p
+                            .members
+                            .iter()
+                            .filter(|m| m.role != "viewer")
+                            .map(|m| m.account.clone())
+                            .collect(),
                     })
-                    .collect(),
-            })
-            .collect()
-    }
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 /// The mode, model and effort a request runs with.
@@ -552,33 +260,20 @@ impl World {
 
     /// Parses and validates a world file.
     pub fn parse(path: &Path, text: &str) -> Result<Self, FixtureError> {
-        let fail = |kind| FixtureError::new(path, kind);
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| fail(FixtureErrorKind::Json(e)))?;
-        if let Some(validator) = SCHEMA_VALIDATOR.as_ref()
-            && let Some(error) = validator.iter_errors(&value).next()
-        {
-            return Err(fail(FixtureErrorKind::Schema {
-                pointer: error.instance_path().as_str().to_owned(),
-                message: error.to_string(),
-            }));
-        }
-        let fixture: WorldFixture = serde_json::from_value(value).map_err(|e| {
-            fail(FixtureErrorKind::Schema {
-                pointer: String::new(),
-                message: e.to_string(),
-            })
-        })?;
-        fixture
-            .check()
-            .map_err(|(pointer, message)| fail(FixtureErrorKind::Invalid { pointer, message }))?;
+        Ok(Self::from_fixture(crate::fixtures::parse_world(
+            path, text,
+        )?))
+    }
+
+    /// The live world of a validated world file, every balance at its start.
+    pub(crate) fn from_fixture(fixture: WorldFixture) -> Self {
         let world = Self {
-            accounts: fixture.accounts(),
+            accounts: accounts_of(&fixture),
             fixture,
             balances: Mutex::default(),
         };
         world.reset();
-        Ok(world)
+        world
     }
 
     fn balances(&self) -> MutexGuard<'_, Balances> {
@@ -617,7 +312,7 @@ impl World {
     }
 
     /// What a plan allows.
-    pub fn plan(&self, plan: Plan) -> &PlanLimits {
+    pub(crate) fn plan(&self, plan: Plan) -> &PlanLimits {
         match plan {
             Plan::Paid => &self.fixture.plans.paid,
             Plan::Free => &self.fixture.plans.free,
@@ -971,12 +666,6 @@ fn first_of_next_month(now: DateTime<Utc>) -> DateTime<Utc> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_world_schema_compiles() {
-        // Without it every world file would load unchecked.
-        assert!(SCHEMA_VALIDATOR.is_some());
-    }
 
     #[test]
     fn projects_are_listed_to_their_members_with_each_members_role() {

@@ -15,12 +15,12 @@ use super::approval::{self, ApprovalPolicy};
 use super::connectors;
 use super::error::ApiError;
 use super::run::{self, Decided, Setup};
-use super::script::AgentStep;
 use super::store::{Pending, RATE_LIMIT, Run};
 use super::stream;
 use super::validate::{self, Validated};
 use super::wire::{Tool, first_user_text};
 use crate::AppState;
+use crate::fixtures::AgentStep;
 use crate::oauth::AuthMode;
 use crate::world::Account;
 
@@ -310,7 +310,7 @@ fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiErro
         .collect())
 }
 
-fn fault_error(fault: &super::script::Fault, reset: i64) -> ApiError {
+fn fault_error(fault: &crate::fixtures::Fault, reset: i64) -> ApiError {
     let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let (kind, message) = match fault.status {
         429 => (

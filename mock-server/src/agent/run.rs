@@ -14,12 +14,12 @@ use serde_json::{Map, Value, json};
 
 use super::error::ApiError;
 use super::models;
-use super::script::{AgentScript, AgentStep, EndStatus, ResultSpec};
 use super::store::{Pause, Pending, Run, RunFile};
 use super::tools::{self, Server};
 use super::validate::Validated;
 use super::wire::{Tool, call_token, new_id, user_text};
 use crate::clock::Clock;
+use crate::fixtures::{AgentScript, AgentStep, EndStatus, ResultSpec};
 use crate::world::Account;
 
 /// How long a cancelled run takes to stop after the cancel was acknowledged.

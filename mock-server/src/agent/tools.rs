@@ -8,9 +8,9 @@ use super::approval::ApprovalPolicy;
 use super::connectors;
 use super::mcp_client::{McpClient, RemoteServer, RemoteTool};
 use super::run::Setup;
-use super::script::AgentScript;
 use super::store::Pending;
 use super::wire::{Tool, call_token, new_id};
+use crate::fixtures::AgentScript;
 use crate::world::ConnectorState;
 
 /// One MCP server or connector of the request, discovered.
