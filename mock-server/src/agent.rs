@@ -9,7 +9,7 @@
 pub mod approval;
 pub mod connectors;
 pub mod error;
-pub mod mcp_client;
+mod mcp_client;
 mod models;
 mod routes;
 mod run;

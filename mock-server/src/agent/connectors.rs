@@ -75,7 +75,7 @@ pub fn namespace_description(connector_id: &str) -> Option<&'static str> {
 }
 
 /// The full tool catalog of a managed connector (`None` for any other id).
-pub fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
+pub(crate) fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
     Some(match connector_id {
         "connector_github" => github(),
         "connector_slack" => slack(),
@@ -92,7 +92,7 @@ pub fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
 ///
 /// Each word of `query` counts when it is a word of a tool's name (3 points), appears in the
 /// name (2) or in the description (1); plurals match their singular. Ties keep catalog order.
-pub fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
+pub(crate) fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
     let terms: Vec<String> = words(query)
         .into_iter()
         .filter(|w| w.len() >= 2)
@@ -140,7 +140,11 @@ pub fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
 
 /// One `tool_search_output` namespace entry: the server's label, its description, and the
 /// tools a search found there.
-pub fn search_namespace(server_label: &str, description: &str, found: &[RemoteTool]) -> Value {
+pub(crate) fn search_namespace(
+    server_label: &str,
+    description: &str,
+    found: &[RemoteTool],
+) -> Value {
     json!({
         "type": "namespace",
         "name": server_label,
