@@ -6,9 +6,9 @@
 //! scenario's script and keeps the snapshot and event log that `stream` replays; `tools` wires
 //! the request's MCP servers and connectors (through `mcp_client`, `connectors`, `approval`).
 
-pub mod approval;
-pub mod connectors;
-pub mod error;
+mod approval;
+mod connectors;
+mod error;
 mod mcp_client;
 mod models;
 mod routes;
@@ -24,7 +24,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
-pub use error::ApiError;
+pub(crate) use error::ApiError;
 pub(crate) use store::Store;
 
 use crate::AppState;
@@ -51,13 +51,13 @@ pub mod script {
 }
 
 /// Largest create body the API accepts (32 MiB); a larger one is a 413 `payload_too_large`.
-pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 32 * 1024 * 1024;
 
 /// The path prefixes every Agent API route is served under.
-pub const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
+pub(crate) const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
 
 /// True for paths of the Agent API (they get its error envelope and body limit).
-pub fn is_agent_path(path: &str) -> bool {
+pub(crate) fn is_agent_path(path: &str) -> bool {
     path == "/v1/models"
         || PREFIXES
             .iter()

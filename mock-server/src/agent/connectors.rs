@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::mcp_client::RemoteTool;
 
 /// The managed connector ids, in the order the Connectors document lists them.
-pub const MANAGED_CONNECTORS: [&str; 6] = [
+pub(crate) const MANAGED_CONNECTORS: [&str; 6] = [
     "connector_github",
     "connector_slack",
     "connector_googledrive",
@@ -23,15 +23,17 @@ pub const MANAGED_CONNECTORS: [&str; 6] = [
 ];
 
 /// How many tools one catalog search returns at most.
-pub const MAX_SEARCH_RESULTS: usize = 5;
+pub(crate) const MAX_SEARCH_RESULTS: usize = 5;
 
 /// Whether `connector_id` is a managed connector.
-pub fn is_managed(connector_id: &str) -> bool {
+pub(crate) fn is_managed(connector_id: &str) -> bool {
     MANAGED_CONNECTORS.contains(&connector_id)
 }
 
 /// The service behind a managed connector, as its card names it ("GitHub", "Slack", ...).
-pub fn service_name(connector_id: &str) -> Option<&'static str> {
+// Only the tests read it today; the mock names connectors by id.
+#[cfg(test)]
+fn service_name(connector_id: &str) -> Option<&'static str> {
     Some(match connector_id {
         "connector_github" => "GitHub",
         "connector_slack" => "Slack",
@@ -45,7 +47,7 @@ pub fn service_name(connector_id: &str) -> Option<&'static str> {
 
 /// A model-facing description of a managed connector's namespace, used when the request sets
 /// no `server_description`.
-pub fn namespace_description(connector_id: &str) -> Option<&'static str> {
+pub(crate) fn namespace_description(connector_id: &str) -> Option<&'static str> {
     Some(match connector_id {
         "connector_github" => {
             "GitHub: repositories, files, commits, branches, issues and pull requests of the \
