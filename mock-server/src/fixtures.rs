@@ -26,7 +26,7 @@ pub(crate) use agent::{
     AgentScript, AgentStep, EndStatus, Fault, ResultSpec, is_agent_scenario, parse_agent,
 };
 pub use catalog::Catalog;
-pub(crate) use catalog::DEFAULT_AGENT_SCENARIO;
+pub(crate) use catalog::{DEFAULT_AGENT_SCENARIO, Loaded, parse_scenario};
 pub(crate) use computer::{
     FileSpec, InteractionSpec, Outcome, QuestionSpec, Refusal, Segment, SignInSpec, SourceSpec,
     Step, StepEnd, parse,

@@ -5,7 +5,7 @@
 //! [`world_json`](crate::MockServerBuilder::world_json) replaces them, validated like a scenario
 //! (see [`fixtures`](crate::fixtures)). [`World`] is the one door: the credit ledger (`ledger`),
 //! upload envelopes (`uploads`) and paging cursors (`cursors`) live behind one lock, what an
-//! account may run is worked out in `offer`, and [`World::reset`] restores the defaults.
+//! account may run is worked out in `offer`, and `POST /_mock/reset` restores the defaults.
 
 mod account;
 mod cursors;
