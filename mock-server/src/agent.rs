@@ -6,14 +6,13 @@
 //! scenario's script and keeps the snapshot and event log that `stream` replays; `tools` wires
 //! the request's MCP servers and connectors (through `mcp_client`, `connectors`, `approval`).
 
-pub mod approval;
-pub mod connectors;
-pub mod error;
-pub mod mcp_client;
+mod approval;
+mod connectors;
+mod error;
+mod mcp_client;
 mod models;
 mod routes;
 mod run;
-pub mod script;
 mod store;
 mod stream;
 mod structured;
@@ -25,19 +24,40 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
-pub use error::ApiError;
+pub(crate) use error::ApiError;
 pub(crate) use store::Store;
 
 use crate::AppState;
 
+/// Recognising and validating one Agent API scenario file; kept for the crate's own tests.
+#[doc(hidden)]
+pub mod script {
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use crate::error::FixtureError;
+    use crate::fixtures::LoadedAgentScenario;
+
+    /// True when a fixture file is an Agent API scenario (it has an `agent` section).
+    pub fn is_agent_scenario(value: &Value) -> bool {
+        crate::fixtures::is_agent_scenario(value)
+    }
+
+    /// Validates and loads an Agent API scenario.
+    pub fn parse_agent(path: &Path, value: Value) -> Result<LoadedAgentScenario, FixtureError> {
+        crate::fixtures::parse_agent(path, value)
+    }
+}
+
 /// Largest create body the API accepts (32 MiB); a larger one is a 413 `payload_too_large`.
-pub const BODY_LIMIT: usize = 32 * 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 32 * 1024 * 1024;
 
 /// The path prefixes every Agent API route is served under.
-pub const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
+pub(crate) const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
 
 /// True for paths of the Agent API (they get its error envelope and body limit).
-pub fn is_agent_path(path: &str) -> bool {
+pub(crate) fn is_agent_path(path: &str) -> bool {
     path == "/v1/models"
         || PREFIXES
             .iter()

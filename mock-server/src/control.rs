@@ -168,7 +168,7 @@ async fn scenarios(State(app): State<AppState>) -> axum::Json<Value> {
     axum::Json(json!({
         "fallback": catalog.fallback(),
         "scenarios": list,
-        "agent_fallback": crate::scenario::DEFAULT_AGENT_SCENARIO,
+        "agent_fallback": crate::fixtures::DEFAULT_AGENT_SCENARIO,
         "agent_scenarios": agent,
     }))
 }

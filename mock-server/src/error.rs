@@ -84,6 +84,16 @@ pub enum FixtureErrorKind {
 }
 
 impl FixtureError {
+    /// The JSON pointer of the offending value, when the document parsed as JSON (`""` is the
+    /// document itself).
+    pub fn pointer(&self) -> Option<&str> {
+        match &self.kind {
+            FixtureErrorKind::Schema { pointer, .. }
+            | FixtureErrorKind::Invalid { pointer, .. } => Some(pointer),
+            FixtureErrorKind::Read(_) | FixtureErrorKind::Json(_) => None,
+        }
+    }
+
     pub(crate) fn new(path: impl Into<PathBuf>, kind: FixtureErrorKind) -> Self {
         Self {
             path: path.into(),

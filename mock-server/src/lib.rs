@@ -1,30 +1,90 @@
-//! A faithful, scriptable mock of Perplexity Computer's MCP server, on a virtual clock.
+//! A faithful, scriptable mock of Perplexity Computer's MCP server and of the Agent API, on a
+//! virtual clock.
 //!
-//! Start one in a test, point any MCP client at [`MockServer::mcp_url`], and read what happened
-//! from the [`Journal`]:
+//! Start one in a test with [`MockServer::start`] or [`MockServer::builder`], give it scenarios
+//! written in the test ([`MockServerBuilder::scenario_json`]) or a world of accounts
+//! ([`MockServerBuilder::world_json`]), point your client at [`MockServer::mcp_url`] (Computer,
+//! MCP) or [`MockServer::agent_url`] (the Agent API; SDKs take [`MockServer::uri`] as their base
+//! URL), move time with [`MockServer::clock`], and read every exchange from
+//! [`MockServer::journal`]:
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), mock_server::Error> {
-//! // Arrange: a mock whose virtual clock runs 1000x faster than real time.
-//! let mock = mock_server::MockServer::builder().time_scale(1000.0).start().await?;
-//! // Act: point a client at the MCP endpoint with a dev token.
-//! println!("{} (Bearer alice-dev-token)", mock.mcp_url());
-//! // Assert: inspect every exchange the client made.
-//! assert!(mock.journal().exchanges().is_empty());
+//! ```
+//! use std::time::Duration;
+//!
+//! use serde_json::{Value, json};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Arrange: a scenario written here, on a clock that moves only when the test moves it.
+//! let mock = mock_server::MockServer::builder()
+//!     .manual_clock()
+//!     .scenario_json(
+//!         r#"{
+//!             "name": "weekly-digest",
+//!             "description": "Thinks for a minute, then answers.",
+//!             "agent": {"turns": [{"steps": [
+//!                 {"type": "reasoning", "thought": "Reading the week's news", "duration": "1m"},
+//!                 {"type": "message", "text": "Three things happened this week."}
+//!             ]}]}
+//!         }"#,
+//!     )?
+//!     .start()
+//!     .await?;
+//!
+//! // Act: a client starts a background response; `#weekly-digest` picks the scenario.
+//! let http = reqwest::Client::new();
+//! let created: Value = http
+//!     .post(mock.agent_url())
+//!     .bearer_auth("alice-dev-token")
+//!     .json(&json!({
+//!         "model": "openai/gpt-5.6-terra",
+//!         "input": "#weekly-digest What happened this week?",
+//!         "background": true,
+//!     }))
+//!     .send()
+//!     .await?
+//!     .json()
+//!     .await?;
+//! assert_eq!(created["status"], "queued");
+//!
+//! // Nothing moves until the test moves the clock past the queue and the minute of thought.
+//! mock.clock().advance(Duration::from_secs(90));
+//! let id = created["id"].as_str().unwrap_or_default();
+//! let events = http
+//!     .get(format!("{}/{id}?stream=true&starting_after=-1", mock.agent_url()))
+//!     .bearer_auth("alice-dev-token")
+//!     .send()
+//!     .await?
+//!     .text()
+//!     .await?;
+//! assert!(events.contains(r#""type":"response.completed""#));
+//! assert!(events.contains("Three things happened this week."));
+//!
+//! // Assert on what the client sent: every exchange is in the journal, in order.
+//! let seen: Vec<(String, String, u16)> = mock
+//!     .journal()
+//!     .exchanges()
+//!     .into_iter()
+//!     .map(|e| (e.method, e.path, e.status))
+//!     .collect();
+//! assert_eq!(seen[0], ("POST".to_owned(), "/v1/agent".to_owned(), 200));
+//! assert_eq!(seen[1], ("GET".to_owned(), format!("/v1/agent/{id}"), 200));
 //! # Ok(()) }
 //! ```
 //!
 //! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum [`Router`] to
-//! drive with `tower::ServiceExt::oneshot`.
+//! drive with `tower::ServiceExt::oneshot`, and a [`MockHandle`] with the same accessors.
+//! The crate's documentation (`docs/embedding.md`) walks through both.
 
+#[doc(hidden)]
 pub mod agent;
 pub mod clock;
 mod computer;
 mod control;
-pub mod error;
+mod error;
+pub mod fixtures;
 pub mod journal;
 mod oauth;
-pub mod scenario;
 mod serve;
 pub mod world;
 
@@ -42,16 +102,34 @@ pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };
 pub use error::{Error, FixtureError, FixtureErrorKind};
+pub use fixtures::Catalog;
 pub use journal::{
     Exchange, Journal, JournalConfig, JournalGap, JournalQuery, JournalStats, SseRecord,
     StatusFilter, WaitError, fingerprint,
 };
 pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
-pub use scenario::Catalog;
 pub use serve::ConnectionLimits;
 pub use world::World;
 
 use computer::engine::Engine;
+
+/// Validating one Computer scenario file as the mock loads it; kept for the crate's own tests.
+#[doc(hidden)]
+pub mod scenario {
+    use std::path::Path;
+
+    use crate::error::FixtureError;
+    use crate::fixtures::LoadedScenario;
+
+    /// Parses and validates one Computer scenario file.
+    pub fn parse(path: &Path, text: &str) -> Result<LoadedScenario, FixtureError> {
+        crate::fixtures::parse(path, text)
+    }
+}
+
+/// The path of the Agent API's create endpoint (also served as `/v1/responses` and
+/// `/responses`).
+pub const AGENT_PATH: &str = "/v1/agent";
 
 /// The default call-wait window: how long a call waits for a checkpoint before `timeout`.
 pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(120);
@@ -127,18 +205,23 @@ struct Shared {
 }
 
 impl AppState {
-    fn new(config: Config, base_url: String) -> Result<Self, Error> {
+    fn new(
+        config: Config,
+        base_url: String,
+        catalog: Catalog,
+        world: World,
+    ) -> Result<Self, Error> {
         config.clock.check()?;
+        let catalog = Arc::new(catalog);
         let epoch = config.epoch.unwrap_or_else(Clock::fixed_epoch);
         Clock::check_epoch(epoch)?;
-        let catalog = Arc::new(Catalog::load(&config.fixtures, config.scenario.as_deref())?);
         let clock = Clock::new(config.clock, epoch);
         let journal =
             Journal::configured(config.journal.clone()).map_err(|source| Error::JournalFile {
                 path: config.journal.file.clone().unwrap_or_default(),
                 source,
             })?;
-        let world = Arc::new(World::load(config.world.as_deref())?);
+        let world = Arc::new(world);
         if let Some(account) = &config.auto_consent
             && world.account(account).is_none()
         {
@@ -222,18 +305,65 @@ impl axum::extract::FromRef<AppState> for Journal {
     }
 }
 
-/// Builds a [`MockServer`].
+/// Builds a [`MockServer`] (or, without a socket, its [`Router`]).
 #[derive(Debug, Clone, Default)]
 #[must_use = "a builder does nothing until `start` or `router` is called"]
 pub struct MockServerBuilder {
     config: Config,
+    /// Scenarios handed over with [`Self::scenario_json`], already validated, in order.
+    scenarios: Vec<fixtures::Loaded>,
+    /// A world handed over with [`Self::world_json`], already validated.
+    world: Option<Arc<fixtures::WorldFixture>>,
 }
 
 impl MockServerBuilder {
-    /// Uses a whole configuration at once (the command line does this).
+    /// Uses a whole configuration at once (the command line does this). Scenarios and a world
+    /// given as JSON are kept.
     pub fn config(mut self, config: Config) -> Self {
         self.config = config;
         self
+    }
+
+    /// Adds a scenario written in the test, a Computer scenario or (with an `agent` section) an
+    /// Agent API one, in the format of the files in `fixtures/scenarios/`. It is validated at
+    /// once against the same schema and checks as a file, and refused with the same
+    /// [`FixtureError`] (its `path` is `scenario_json`). It adds to the built-in scenarios and
+    /// the [`fixtures`](Self::fixtures) files, or replaces the one with the same name.
+    ///
+    /// ```
+    /// let refused = mock_server::MockServer::builder()
+    ///     .scenario_json(r#"{"name": "x", "description": "A typo.", "turns": [
+    ///         {"steps": [{"title": "Reading", "duration": "soon"}],
+    ///          "outcome": {"event": "complete", "text": "Done."}}]}"#)
+    ///     .expect_err("`soon` is no duration");
+    /// assert_eq!(refused.pointer(), Some("/turns/0/steps/0/duration"));
+    /// assert!(refused.to_string().starts_with("scenario_json: at /turns/0/steps/0/duration"));
+    /// ```
+    pub fn scenario_json(mut self, json: &str) -> Result<Self, FixtureError> {
+        let loaded = fixtures::parse_scenario(std::path::Path::new("scenario_json"), json)?;
+        self.scenarios.push(loaded);
+        Ok(self)
+    }
+
+    /// Replaces the built-in world (accounts, plans, models, Projects) with one written in the
+    /// test, in the format of `fixtures/world.json` ([`world::WORLD_FIXTURE`] is a good start).
+    /// It is validated at once, like a world file, and refused with the same [`FixtureError`]
+    /// (its `path` is `world_json`).
+    ///
+    /// ```
+    /// let mut world: serde_json::Value = serde_json::from_str(mock_server::world::WORLD_FIXTURE)?;
+    /// world["accounts"][1]["credits"] = 3.into();
+    /// let (_router, mock) = mock_server::MockServer::builder()
+    ///     .world_json(&world.to_string())?
+    ///     .router("http://mock.test")?;
+    /// assert_eq!(mock.world().credits("bob"), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn world_json(mut self, json: &str) -> Result<Self, FixtureError> {
+        let fixture = fixtures::parse_world(std::path::Path::new("world_json"), json)?;
+        self.world = Some(Arc::new(fixture));
+        self.config.world = None;
+        Ok(self)
     }
 
     /// Listens on `addr` (default `127.0.0.1:0` for [`MockServer::start`]).
@@ -287,6 +417,7 @@ impl MockServerBuilder {
     /// Replaces the built-in world (accounts, plans, models, Projects) with the file at `path`.
     pub fn world(mut self, path: impl Into<PathBuf>) -> Self {
         self.config.world = Some(path.into());
+        self.world = None;
         self
     }
 
@@ -316,7 +447,21 @@ impl MockServerBuilder {
             .public_url
             .clone()
             .unwrap_or_else(|| base_url.to_owned());
-        let state = AppState::new(self.config, base.trim_end_matches('/').to_owned())?;
+        let catalog = Catalog::build(
+            &self.config.fixtures,
+            &self.scenarios,
+            self.config.scenario.as_deref(),
+        )?;
+        let world = match &self.world {
+            Some(fixture) => World::from_fixture(fixture.as_ref().clone()),
+            None => World::load(self.config.world.as_deref())?,
+        };
+        let state = AppState::new(
+            self.config,
+            base.trim_end_matches('/').to_owned(),
+            catalog,
+            world,
+        )?;
         Ok((state.router(), MockHandle { state }))
     }
 
@@ -361,6 +506,11 @@ impl MockHandle {
     /// The MCP endpoint URL.
     pub fn mcp_url(&self) -> String {
         format!("{}{MCP_PATH}", self.state.base_url())
+    }
+    /// The Agent API endpoint URL (`POST` creates a response, `GET {agent_url}/{id}` retrieves
+    /// one); the official SDKs take [`uri`](Self::uri) as their base URL.
+    pub fn agent_url(&self) -> String {
+        format!("{}{AGENT_PATH}", self.state.base_url())
     }
     /// The virtual clock.
     pub fn clock(&self) -> &Clock {
@@ -418,9 +568,61 @@ impl MockServer {
         self.handle.uri()
     }
 
-    /// The MCP endpoint URL.
+    /// The MCP endpoint URL (`http://127.0.0.1:PORT/rest/computer/mcp`).
+    ///
+    /// A Computer scenario written in the test, driven with raw JSON-RPC POSTs:
+    ///
+    /// ```
+    /// use serde_json::{Value, json};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mock = mock_server::MockServer::builder()
+    ///     // Thirty virtual seconds pass in 0.3 real seconds (a call waits up to 1.2 s).
+    ///     .time_scale(100.0)
+    ///     .scenario_json(
+    ///         r#"{"name": "quick", "description": "Searches, then answers.", "turns": [{
+    ///             "steps": [{"title": "Searching the web", "type": "search_web", "duration": "30s"}],
+    ///             "outcome": {"event": "complete", "text": "Here is the summary."}}]}"#,
+    ///     )?
+    ///     .start()
+    ///     .await?;
+    /// let http = reqwest::Client::new();
+    /// let post = |body: Value, session: Option<&str>| {
+    ///     let mut request = http
+    ///         .post(mock.mcp_url())
+    ///         .bearer_auth("alice-dev-token")
+    ///         .header("accept", "application/json, text/event-stream")
+    ///         .json(&body);
+    ///     if let Some(session) = session {
+    ///         request = request.header("mcp-session-id", session);
+    ///     }
+    ///     request.send()
+    /// };
+    /// let init = post(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    ///     "protocolVersion": "2025-11-25", "capabilities": {},
+    ///     "clientInfo": {"name": "my-client", "version": "1"}}}), None).await?;
+    /// let session = init.headers()["mcp-session-id"].to_str()?.to_owned();
+    /// post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), Some(&session)).await?;
+    /// let call: Value = post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    ///     "name": "call_perplexity_computer",
+    ///     "arguments": {"message": "#quick Summarize this week"}}}), Some(&session))
+    ///     .await?
+    ///     .json()
+    ///     .await?;
+    /// let result = &call["result"]["structuredContent"];
+    /// assert_eq!(result["event"], "complete");
+    /// assert_eq!(result["text"], "Here is the summary.");
+    /// assert_eq!(mock.journal().exchanges().len(), 3);
+    /// # Ok(()) }
+    /// ```
     pub fn mcp_url(&self) -> String {
         self.handle.mcp_url()
+    }
+
+    /// The Agent API endpoint URL (`http://127.0.0.1:PORT/v1/agent`).
+    pub fn agent_url(&self) -> String {
+        self.handle.agent_url()
     }
 
     /// Every exchange so far.
@@ -428,7 +630,8 @@ impl MockServer {
         self.handle.journal()
     }
 
-    /// The virtual clock.
+    /// The virtual clock: `clock().now()`, and on a [manual clock](MockServerBuilder::manual_clock)
+    /// `clock().advance(duration)` to move it.
     pub fn clock(&self) -> &Clock {
         self.handle.clock()
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 use mock_server::{
     AuthMode, ClockMode, Config, ConnectionLimits, JournalConfig, MockServer,
-    scenario::parse_duration,
+    fixtures::parse_duration,
 };
 
 /// A faithful, scriptable mock of Perplexity Computer (MCP) on a virtual clock.

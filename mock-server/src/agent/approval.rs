@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 /// Which tool calls of one server need a decision before they run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum ApprovalPolicy {
+pub(crate) enum ApprovalPolicy {
     /// Every call needs approval.
     Always,
     /// No call needs approval (the default).
@@ -31,17 +31,17 @@ pub enum ApprovalPolicy {
 
 /// A set of tools, by exact name and/or by the server's read-only annotation.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ApprovalFilter {
+pub(crate) struct ApprovalFilter {
     /// Exact names; `None` or empty does not check the name.
-    pub tool_names: Option<Vec<String>>,
+    pub(crate) tool_names: Option<Vec<String>>,
     /// The tool's `annotations.read_only` must equal this.
-    pub read_only: Option<bool>,
+    pub(crate) read_only: Option<bool>,
 }
 
 impl ApprovalFilter {
     /// Whether the filter selects `tool_name`. A tool without a read-only annotation counts
     /// as not read-only, the MCP default for `readOnlyHint`.
-    pub fn matches(&self, tool_name: &str, read_only: Option<bool>) -> bool {
+    pub(crate) fn matches(&self, tool_name: &str, read_only: Option<bool>) -> bool {
         let name_ok = match &self.tool_names {
             Some(names) if !names.is_empty() => names.iter().any(|n| n == tool_name),
             _ => true,
@@ -107,7 +107,7 @@ impl ApprovalFilter {
 impl ApprovalPolicy {
     /// Parses a tool's `require_approval` value (absent or null: [`ApprovalPolicy::Never`]).
     /// The error names the offending field, relative to the tool entry.
-    pub fn from_request(value: Option<&Value>) -> Result<Self, String> {
+    pub(crate) fn from_request(value: Option<&Value>) -> Result<Self, String> {
         let fields = match value {
             None | Some(Value::Null) => return Ok(Self::Never),
             Some(Value::String(s)) if s == "always" => return Ok(Self::Always),
@@ -145,7 +145,7 @@ impl ApprovalPolicy {
     /// selects it too: the stricter choice wins); else a tool the `never` filter selects runs;
     /// else it needs approval exactly when a `never` filter was sent, because tools outside
     /// `never` still require approval while an `always`-only policy selects just its tools.
-    pub fn requires_approval(&self, tool_name: &str, read_only: Option<bool>) -> bool {
+    pub(crate) fn requires_approval(&self, tool_name: &str, read_only: Option<bool>) -> bool {
         match self {
             Self::Always => true,
             Self::Never => false,
@@ -167,34 +167,34 @@ impl ApprovalPolicy {
 
 /// An `mcp_approval_request` that has not been decided yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingApproval {
+pub(crate) struct PendingApproval {
     /// The request id (`approval_request_id` in the answer).
-    pub id: String,
+    pub(crate) id: String,
     /// The server the call is for.
-    pub server_label: String,
+    pub(crate) server_label: String,
     /// The tool.
-    pub name: String,
+    pub(crate) name: String,
     /// The proposed arguments, a JSON string.
-    pub arguments: String,
+    pub(crate) arguments: String,
     /// The connector, when the server is a connector.
-    pub connector_id: Option<String>,
+    pub(crate) connector_id: Option<String>,
 }
 
 /// One `mcp_approval_response`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApprovalDecision {
+pub(crate) struct ApprovalDecision {
     /// The request it answers.
-    pub approval_request_id: String,
+    pub(crate) approval_request_id: String,
     /// Approve (run the call) or deny (skip it).
-    pub approve: bool,
+    pub(crate) approve: bool,
     /// Why, for a denial; passed to the model.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
 }
 
 /// Why a continuation's decisions cannot be used: the request fails with 400
 /// `invalid_request` in every mode and no tool runs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ApprovalError {
+pub(crate) enum ApprovalError {
     /// A pending request has no decision.
     #[error(
         "approval request `{id}` (tool `{name}` on server `{server_label}`) is still pending: \
@@ -245,7 +245,7 @@ pub enum ApprovalError {
 
 impl ApprovalError {
     /// The request field the error is about, for the error envelope's `param`.
-    pub fn param(&self) -> String {
+    pub(crate) fn param(&self) -> String {
         match self {
             Self::Missing { .. } => "input".to_owned(),
             Self::Unknown { at, .. } | Self::Duplicate { at, .. } if at.starts_with("input[") => {
@@ -262,7 +262,7 @@ impl ApprovalError {
 /// Decisions whose request already ran (an `mcp_call` item in the same input carries its
 /// `approval_request_id`) are history, as a Zero Data Retention client sends it, and are left
 /// out. A string input has none.
-pub fn decisions_in_input(input: &Value) -> Result<Vec<ApprovalDecision>, ApprovalError> {
+pub(crate) fn decisions_in_input(input: &Value) -> Result<Vec<ApprovalDecision>, ApprovalError> {
     Ok(indexed_decisions(input)?
         .into_iter()
         .map(|(_, decision)| decision)
@@ -325,7 +325,7 @@ fn calls_in_history(items: &[Value]) -> HashSet<&str> {
 
 /// The `mcp_approval_request` items in `items` (a previous response's `output`, or a Zero Data
 /// Retention `input`) whose call has not run: no `mcp_call` in `items` carries their id.
-pub fn pending_in_history(items: &Value) -> Vec<PendingApproval> {
+pub(crate) fn pending_in_history(items: &Value) -> Vec<PendingApproval> {
     let Some(items) = items.as_array() else {
         return Vec::new();
     };
@@ -356,7 +356,10 @@ pub fn pending_in_history(items: &Value) -> Vec<PendingApproval> {
 }
 
 /// Pairs each pending request with its one decision, in the order of `pending`.
-pub fn match_decisions(
+// The routes match decisions where they sit in `input` (`match_input`); the tests check the
+// pairing rules on decisions alone.
+#[cfg(test)]
+fn match_decisions(
     pending: &[PendingApproval],
     decisions: &[ApprovalDecision],
 ) -> Result<Vec<(PendingApproval, ApprovalDecision)>, ApprovalError> {
@@ -365,8 +368,8 @@ pub fn match_decisions(
     match_located(pending, &located)
 }
 
-/// [`match_decisions`] straight from a request's `input`, so errors point at the exact item.
-pub fn match_input(
+/// Pairs each pending request with its one decision in `input`, so errors point at the item.
+pub(crate) fn match_input(
     pending: &[PendingApproval],
     input: &Value,
 ) -> Result<Vec<(PendingApproval, ApprovalDecision)>, ApprovalError> {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::mcp_client::RemoteTool;
 
 /// The managed connector ids, in the order the Connectors document lists them.
-pub const MANAGED_CONNECTORS: [&str; 6] = [
+pub(crate) const MANAGED_CONNECTORS: [&str; 6] = [
     "connector_github",
     "connector_slack",
     "connector_googledrive",
@@ -23,15 +23,17 @@ pub const MANAGED_CONNECTORS: [&str; 6] = [
 ];
 
 /// How many tools one catalog search returns at most.
-pub const MAX_SEARCH_RESULTS: usize = 5;
+pub(crate) const MAX_SEARCH_RESULTS: usize = 5;
 
 /// Whether `connector_id` is a managed connector.
-pub fn is_managed(connector_id: &str) -> bool {
+pub(crate) fn is_managed(connector_id: &str) -> bool {
     MANAGED_CONNECTORS.contains(&connector_id)
 }
 
 /// The service behind a managed connector, as its card names it ("GitHub", "Slack", ...).
-pub fn service_name(connector_id: &str) -> Option<&'static str> {
+// Only the tests read it today; the mock names connectors by id.
+#[cfg(test)]
+fn service_name(connector_id: &str) -> Option<&'static str> {
     Some(match connector_id {
         "connector_github" => "GitHub",
         "connector_slack" => "Slack",
@@ -45,7 +47,7 @@ pub fn service_name(connector_id: &str) -> Option<&'static str> {
 
 /// A model-facing description of a managed connector's namespace, used when the request sets
 /// no `server_description`.
-pub fn namespace_description(connector_id: &str) -> Option<&'static str> {
+pub(crate) fn namespace_description(connector_id: &str) -> Option<&'static str> {
     Some(match connector_id {
         "connector_github" => {
             "GitHub: repositories, files, commits, branches, issues and pull requests of the \
@@ -75,7 +77,7 @@ pub fn namespace_description(connector_id: &str) -> Option<&'static str> {
 }
 
 /// The full tool catalog of a managed connector (`None` for any other id).
-pub fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
+pub(crate) fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
     Some(match connector_id {
         "connector_github" => github(),
         "connector_slack" => slack(),
@@ -92,7 +94,7 @@ pub fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
 ///
 /// Each word of `query` counts when it is a word of a tool's name (3 points), appears in the
 /// name (2) or in the description (1); plurals match their singular. Ties keep catalog order.
-pub fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
+pub(crate) fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
     let terms: Vec<String> = words(query)
         .into_iter()
         .filter(|w| w.len() >= 2)
@@ -140,7 +142,11 @@ pub fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
 
 /// One `tool_search_output` namespace entry: the server's label, its description, and the
 /// tools a search found there.
-pub fn search_namespace(server_label: &str, description: &str, found: &[RemoteTool]) -> Value {
+pub(crate) fn search_namespace(
+    server_label: &str,
+    description: &str,
+    found: &[RemoteTool],
+) -> Value {
     json!({
         "type": "namespace",
         "name": server_label,

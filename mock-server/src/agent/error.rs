@@ -9,22 +9,22 @@ use serde_json::{Value, json};
 /// An Agent API error answered over HTTP.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{status} {kind}: {message}")]
-pub struct ApiError {
+pub(crate) struct ApiError {
     /// HTTP status (also the envelope's `code`).
-    pub status: StatusCode,
+    pub(crate) status: StatusCode,
     /// The envelope's `type` (`invalid_request`, `not_found`, ...).
-    pub kind: String,
+    pub(crate) kind: String,
     /// A sentence a person can act on.
-    pub message: String,
+    pub(crate) message: String,
     /// The offending field, when there is one.
-    pub param: Option<String>,
+    pub(crate) param: Option<String>,
     /// Extra response headers (`retry-after-ms`, `x-should-retry`, ...).
-    pub headers: Vec<(String, String)>,
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 impl ApiError {
     /// An error with this status, type and message.
-    pub fn new(status: StatusCode, kind: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, kind: &str, message: impl Into<String>) -> Self {
         Self {
             status,
             kind: kind.to_owned(),
@@ -35,40 +35,40 @@ impl ApiError {
     }
 
     /// 400 `invalid_request`.
-    pub fn invalid_request(message: impl Into<String>) -> Self {
+    pub(crate) fn invalid_request(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, "invalid_request", message)
     }
 
     /// 400 `invalid_request` for a failed validation rule, worded like the live API
     /// (`validation failed: ...`).
-    pub fn validation(message: impl std::fmt::Display) -> Self {
+    pub(crate) fn validation(message: impl std::fmt::Display) -> Self {
         Self::invalid_request(format!("validation failed: {message}"))
     }
 
     /// 404 `not_found`, with the live API's exact text.
-    pub fn not_found() -> Self {
+    pub(crate) fn not_found() -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", "resource not found")
     }
 
     /// 401 `forbidden`: the live body was never captured, so the wording is the mock's own.
-    pub fn unauthorized(message: impl Into<String>) -> Self {
+    pub(crate) fn unauthorized(message: impl Into<String>) -> Self {
         Self::new(StatusCode::UNAUTHORIZED, "forbidden", message)
     }
 
     /// Names the offending field.
-    pub fn param(mut self, param: impl Into<String>) -> Self {
+    pub(crate) fn param(mut self, param: impl Into<String>) -> Self {
         self.param = Some(param.into());
         self
     }
 
     /// Adds a response header.
-    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+    pub(crate) fn header(mut self, name: &str, value: impl Into<String>) -> Self {
         self.headers.push((name.to_owned(), value.into()));
         self
     }
 
     /// The envelope body.
-    pub fn body(&self) -> Value {
+    pub(crate) fn body(&self) -> Value {
         let mut error = json!({
             "message": self.message,
             "type": self.kind,

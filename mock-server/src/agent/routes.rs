@@ -11,15 +11,14 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::approval::{self, ApprovalPolicy};
+use super::approval::ApprovalPolicy;
 use super::connectors;
 use super::error::ApiError;
-use super::run::{self, Decided, Setup};
-use super::script::AgentStep;
-use super::store::{Pending, RATE_LIMIT, Run};
+use super::run;
+use super::store::{RATE_LIMIT, Run};
 use super::stream;
 use super::validate::{self, Validated};
-use super::wire::{Tool, first_user_text};
+use super::wire::Tool;
 use crate::AppState;
 use crate::oauth::AuthMode;
 use crate::world::Account;
@@ -98,7 +97,7 @@ pub(crate) async fn create(
     let (used, reset) = app.agent().count_request(&account.id, app.clock().now());
     let validated = validate::create_request(&body)?;
     check_tools_for_account(&validated, &account)?;
-    let setup = continuation(&app, &account, validated)?;
+    let setup = run::continuation(app.catalog(), app.agent(), &account, validated)?;
     let script = setup.scenario.1.clone();
     if let Some(fault) = &script.fault
         && app.agent().fault_applies(&setup.scenario.0, fault.times)
@@ -163,154 +162,7 @@ fn check_tools_for_account(v: &Validated, account: &Account) -> Result<(), ApiEr
     Ok(())
 }
 
-/// Works out which scenario turn this request plays, checking a continuation against the
-/// response it continues (or, for zero-data-retention accounts, against the history in input).
-fn continuation(
-    app: &AppState,
-    account: &Account,
-    validated: Validated,
-) -> Result<Setup, ApiError> {
-    let input = validated.request.input.clone();
-    let decisions = approval::decisions_in_input(&input)
-        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
-    let Some(previous_id) = validated.request.previous_response_id.clone() else {
-        let text = first_user_text(&input);
-        let loaded = app.catalog().agent_route(&text);
-        let scenario = (loaded.name.clone(), loaded.script.clone());
-        // Zero-data-retention continuation: the pending requests come from the history.
-        let history: Vec<Pending> = approval::pending_in_history(&input).into_iter().collect();
-        let (decided, next_step) = if history.is_empty() && decisions.is_empty() {
-            (Vec::new(), 0)
-        } else {
-            let decided = match_all(&history, &input)?;
-            let calls_done = input
-                .as_array()
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter(|i| {
-                            matches!(
-                                i.get("type").and_then(Value::as_str),
-                                Some("mcp_approval_request")
-                            )
-                        })
-                        .count()
-                })
-                .unwrap_or(0);
-            let next = scenario
-                .1
-                .turns
-                .first()
-                .and_then(|turn| {
-                    turn.steps
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| matches!(s, AgentStep::McpCall { .. }))
-                        .nth(calls_done.saturating_sub(1))
-                        .map(|(i, _)| i + 1)
-                })
-                .unwrap_or(0);
-            (decided, next)
-        };
-        return Ok(Setup {
-            validated,
-            account: account.clone(),
-            scenario,
-            turn: 0,
-            next_step,
-            decisions: decided,
-            previous_output: String::new(),
-        });
-    };
-    if account.agent_api.zero_data_retention {
-        return Err(ApiError::invalid_request(
-            "previous_response_id is not available to zero data retention organizations: send \
-             the conversation history in input instead (the user message, the \
-             mcp_approval_request item and your mcp_approval_response)",
-        )
-        .param("previous_response_id"));
-    }
-    let previous = app
-        .agent()
-        .get(&account.id, &previous_id)
-        .ok_or_else(|| {
-            ApiError::invalid_request(format!(
-                "invalid request: previous_response_id \"{previous_id}\" is not a response of this account"
-            ))
-            .param("previous_response_id")
-        })?;
-    let (status, pause, turn, last_output) = {
-        let state = previous.state();
-        let last_output = state
-            .response
-            .get("output")
-            .and_then(Value::as_array)
-            .and_then(|o| {
-                o.iter()
-                    .rev()
-                    .find_map(|i| i.get("output").and_then(Value::as_str))
-            })
-            .unwrap_or_default()
-            .to_owned();
-        (
-            state
-                .response
-                .get("status")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            state.pause.clone(),
-            state.turn,
-            last_output,
-        )
-    };
-    if status != "completed" {
-        return Err(ApiError::invalid_request(format!(
-            "invalid request: the previous response is {status}; only a completed response can be continued"
-        ))
-        .param("previous_response_id"));
-    }
-    let loaded = app
-        .catalog()
-        .agent_get(&previous.scenario)
-        .unwrap_or_else(|| app.catalog().agent_route(""));
-    let scenario = (loaded.name.clone(), loaded.script.clone());
-    let (turn, next_step, decided) = match pause {
-        Some(pause) => {
-            let decided = match_all(&pause.approvals, &input)?;
-            (pause.turn, pause.next_step, decided)
-        }
-        None => {
-            let decided = match_all(&[], &input)?;
-            (turn + 1, 0, decided)
-        }
-    };
-    Ok(Setup {
-        validated,
-        account: account.clone(),
-        scenario,
-        turn,
-        next_step,
-        decisions: decided,
-        previous_output: last_output,
-    })
-}
-
-/// One decision per pending request, else 400 `invalid_request` naming the item.
-fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiError> {
-    let matched = approval::match_input(pending, input)
-        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
-    Ok(matched
-        .into_iter()
-        .map(|(pending, d)| Decided {
-            pending,
-            approve: d.approve,
-            reason: d.reason,
-        })
-        .collect())
-}
-
-fn fault_error(fault: &super::script::Fault, reset: i64) -> ApiError {
+fn fault_error(fault: &crate::fixtures::Fault, reset: i64) -> ApiError {
     let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let (kind, message) = match fault.status {
         429 => (

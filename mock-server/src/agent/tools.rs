@@ -7,11 +7,11 @@ use serde_json::{Map, Value, json};
 use super::approval::ApprovalPolicy;
 use super::connectors;
 use super::mcp_client::{McpClient, RemoteServer, RemoteTool};
-use super::run::Setup;
-use super::script::AgentScript;
 use super::store::Pending;
+use super::validate::Validated;
 use super::wire::{Tool, call_token, new_id};
-use crate::world::ConnectorState;
+use crate::fixtures::AgentScript;
+use crate::world::{Account, ConnectorState};
 
 /// One MCP server or connector of the request, discovered.
 pub(crate) struct Server {
@@ -37,23 +37,24 @@ pub(crate) struct Server {
 
 /// Discovers every server of the request; an unreachable one fails the whole run with this
 /// message (`external_connector_error`).
-pub(crate) async fn discover(setup: &Setup, script: &AgentScript) -> Result<Vec<Server>, String> {
+pub(crate) async fn discover(
+    validated: &Validated,
+    account: &Account,
+    script: &AgentScript,
+) -> Result<Vec<Server>, String> {
     let client = McpClient::new();
-    let account = &setup.account;
-    let sandbox = setup
-        .validated
+    let sandbox = validated
         .tools
         .iter()
         .any(|t| matches!(t, Tool::Sandbox {}))
-        || setup
-            .validated
+        || validated
             .request
             .skills
             .as_ref()
             .is_some_and(|s| !s.is_empty());
     let mut servers = Vec::new();
     let mut forced_failure = script.discovery_failure.clone();
-    for tool in &setup.validated.tools {
+    for tool in &validated.tools {
         match tool {
             Tool::Mcp(mcp) => {
                 if let Some(message) = forced_failure.take() {

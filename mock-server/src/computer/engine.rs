@@ -16,7 +16,7 @@ use uuid::Uuid;
 use super::render::{self, RenderContext, ToolOutput};
 use super::thread::{Asset, Delivery, Phase, Thread};
 use crate::clock::{Clock, to_chrono};
-use crate::scenario::Catalog;
+use crate::fixtures::Catalog;
 use crate::world::World;
 
 /// How long a download URL stays valid.

@@ -11,7 +11,7 @@ use super::thread::{
     Asset, Entry, InputKind, Phase, Request, RequestKind, Role, TaskStatus, Thread,
 };
 use crate::clock::iso;
-use crate::scenario::{SignInSpec, SourceSpec};
+use crate::fixtures::{SignInSpec, SourceSpec};
 
 /// What a tool answers, before it is wrapped as an MCP `CallToolResult`.
 #[derive(Debug, Clone)]

@@ -393,7 +393,7 @@ fn outstanding(
 }
 
 /// The questions of one form, one per line, as the elicitation `message`.
-pub(crate) fn question_message(questions: &[crate::scenario::QuestionSpec]) -> String {
+pub(crate) fn question_message(questions: &[crate::fixtures::QuestionSpec]) -> String {
     questions
         .iter()
         .map(|q| q.question.as_str())
@@ -402,7 +402,7 @@ pub(crate) fn question_message(questions: &[crate::scenario::QuestionSpec]) -> S
 }
 
 /// A flat elicitation form for a set of questions.
-pub(crate) fn question_schema(questions: &[crate::scenario::QuestionSpec]) -> Value {
+pub(crate) fn question_schema(questions: &[crate::fixtures::QuestionSpec]) -> Value {
     let mut properties = Map::new();
     for q in questions {
         let property = match (q.options.is_empty(), q.allow_multiple) {

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::clock::to_chrono;
-use crate::scenario::{
+use crate::fixtures::{
     FileSpec, InteractionSpec, LoadedScenario, Outcome, QuestionSpec, Segment, SignInSpec,
     SourceSpec, StepEnd,
 };
@@ -947,7 +947,7 @@ fn with_attachments(text: &str, attachments: &[String]) -> String {
 fn unscripted_reply(message: &str) -> Segment {
     let excerpt: String = message.chars().take(120).collect();
     Segment {
-        steps: vec![crate::scenario::Step {
+        steps: vec![crate::fixtures::Step {
             title: "Reading your message".to_owned(),
             kind: "agent".to_owned(),
             duration: std::time::Duration::from_secs(5),

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
 use super::thread::{InputKind, Phase, ProjectContext, RequestKind, RequestState, Role, Thread};
-use crate::scenario::{LoadedScenario, Refusal};
+use crate::fixtures::{LoadedScenario, Refusal};
 use crate::world::{Account, AttachmentRefusal, CreditRefusal, CursorError, TaskSettings};
 
 /// Names of the tools, in `tools/list` order.
@@ -885,7 +885,7 @@ fn pick_request(thread: &Thread, followup: Option<&str>, want: Prompt) -> Result
 
 /// Matches `answers` to the questions (by id or by question text) and renders them.
 fn match_answers(
-    questions: &[crate::scenario::QuestionSpec],
+    questions: &[crate::fixtures::QuestionSpec],
     answers: &Value,
     attachments: &[String],
 ) -> Result<String, String> {
