@@ -371,6 +371,37 @@ async fn a_discovery_failure_ends_a_background_run_failed() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_discovery_failure_reports_no_usage_because_no_model_ran() {
+    // Agent API, MCP tool, "Error handling": "Because discovery runs before the model, the
+    // whole run fails with external_connector_error." No model ran, so nothing was used.
+    let mock = Mock::new();
+    let tools = json!([mcp(&closed_port_url())]);
+    let mut body = request("#mcp-approval hi", tools);
+    body["background"] = json!(true);
+    let reply = mock.agent_create(ALICE, body.clone()).await;
+    let done = mock
+        .agent_finished(reply.body["id"].as_str().expect("id"))
+        .await;
+    assert_eq!(done["status"], "failed");
+    assert_eq!(done["usage"], Value::Null, "{done:#}");
+    body["background"] = json!(false);
+    body["stream"] = json!(true);
+    let streamed = mock.agent_create(ALICE, body).await;
+    let failed = streamed.events.last().expect("terminal event");
+    assert_eq!(failed["type"], "response.failed");
+    assert_eq!(failed["response"]["usage"], Value::Null);
+    // A model failure, by contrast, ran a model and reports what it used.
+    let model_failure = mock
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "#model-failure", "tools": [{"type": "web_search"}]}),
+        )
+        .await;
+    assert_eq!(model_failure.body["status"], "failed");
+    assert!(model_failure.body["usage"]["cost"]["total_cost"].is_number());
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_url_that_is_no_mcp_endpoint_is_a_discovery_failure() {
     let remote = remote().await;
     let mock = Mock::new();

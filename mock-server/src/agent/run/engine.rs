@@ -44,6 +44,15 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
     ));
     run.state().turn = setup.turn;
     store.insert(run.clone());
+    if let Some(after) = setup.scenario.1.forget_after {
+        // The provider forgets the run: from then on it answers as an id never issued.
+        let (clock, forgotten) = (clock.clone(), run.clone());
+        let at = created + crate::clock::to_chrono(after);
+        tokio::spawn(async move {
+            clock.sleep_until(at).await;
+            forgotten.forget();
+        });
+    }
     run.emit("response.created", json!({"response": run.snapshot()}));
     // A function's result sent back in a continuation is what the model goes on with.
     let last_output = function_output(&setup.validated.request.input)
@@ -59,6 +68,7 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
         tool_chars: 0,
         steps_taken: 0,
         denied: None,
+        cut_message: None,
     };
     tokio::spawn(engine.drive());
     run
@@ -87,6 +97,9 @@ pub(super) struct Engine {
     steps_taken: i64,
     /// The reason of a denied approval this request carried, if any.
     pub(super) denied: Option<String>,
+    /// The step whose message the output cap cuts (the last message of a turn that ends
+    /// `incomplete`): its item says `status: incomplete`.
+    pub(super) cut_message: Option<usize>,
 }
 
 /// How a step (or the whole turn) left the run.
@@ -97,8 +110,11 @@ pub(super) enum Flow {
     Paused(Pause),
     /// A cancel arrived.
     Cancelled,
-    /// The run fails with this `error` object.
+    /// The run fails with this `error` object after the model ran.
     Failed(Value),
+    /// The run fails with this `error` object before any model ran (a discovery failure, a
+    /// continuation refused at run start): no usage, no cost.
+    Refused(Value),
 }
 
 impl Engine {
@@ -106,7 +122,8 @@ impl Engine {
         let flow = self.play().await;
         match flow {
             Flow::Cancelled => self.end_cancelled().await,
-            Flow::Failed(error) => self.end_failed(error),
+            Flow::Failed(error) => self.end_failed(error, true),
+            Flow::Refused(error) => self.end_failed(error, false),
             Flow::Next => self.end_turn(None),
             Flow::Paused(pause) => self.end_turn(Some(pause)),
         }
@@ -136,7 +153,7 @@ impl Engine {
                         "external_connector_error",
                         failure.clone(),
                     ));
-                    return Flow::Failed(json!({
+                    return Flow::Refused(json!({
                         "code": "discovery_failed",
                         "message": failure,
                         "type": "external_connector_error",
@@ -174,7 +191,7 @@ impl Engine {
                     decided.pending.server_label
                 );
                 self.run.state().sync_error = Some(ApiError::invalid_request(message.clone()));
-                return Flow::Failed(json!({
+                return Flow::Refused(json!({
                     "code": "invalid_request",
                     "message": message,
                     "type": "invalid_request",
@@ -196,6 +213,12 @@ impl Engine {
         let Some(turn) = turns.get(self.setup.turn.min(turns.len().saturating_sub(1))) else {
             return Flow::Next;
         };
+        if turn.end.status == EndStatus::Incomplete {
+            self.cut_message = turn
+                .steps
+                .iter()
+                .rposition(|s| matches!(s, AgentStep::Message { .. }));
+        }
         let max_steps = self.setup.validated.request.max_steps.unwrap_or(i64::MAX);
         // `tool_choice: "none"` keeps the model off its tools, like `max_tool_calls: 0`.
         let tools_off = self.setup.validated.raw.get("tool_choice") == Some(&json!("none"));
@@ -205,12 +228,14 @@ impl Engine {
             self.setup.validated.request.max_tool_calls
         };
         for (index, step) in turn.steps.iter().enumerate().skip(self.setup.next_step) {
-            if self.wait(step.duration()).await {
+            // A status step shows its status for its duration rather than after it.
+            let waits_first = !matches!(step, AgentStep::Status { .. });
+            if waits_first && self.wait(step.duration()).await {
                 return Flow::Cancelled;
             }
             let is_tool = !matches!(
                 step,
-                AgentStep::Message { .. } | AgentStep::Reasoning { .. }
+                AgentStep::Message { .. } | AgentStep::Reasoning { .. } | AgentStep::Status { .. }
             );
             if is_tool {
                 // Out of steps or tool calls (`max_tool_calls: 0` turns tools off): the model
@@ -239,7 +264,7 @@ impl Engine {
     }
 
     /// Waits on the virtual clock; true if a cancel arrived instead.
-    async fn wait(&mut self, by: Duration) -> bool {
+    pub(super) async fn wait(&mut self, by: Duration) -> bool {
         let mut cancel = self.run.cancelled();
         if *cancel.borrow() {
             return true;
@@ -305,7 +330,7 @@ impl Engine {
         }
     }
 
-    fn set_status(&self, status: &str) {
+    pub(super) fn set_status(&self, status: &str) {
         self.run.state().response["status"] = json!(status);
     }
 
@@ -343,8 +368,10 @@ impl Engine {
             .emit(kind, json!({"response": self.run.snapshot()}));
     }
 
-    fn end_failed(&mut self, error: Value) {
-        let usage = self.usage();
+    /// Ends the run `failed`; its `usage` counts what the model read and wrote, or is `null`
+    /// when no model ran.
+    fn end_failed(&mut self, error: Value, model_ran: bool) {
+        let usage = if model_ran { self.usage() } else { Value::Null };
         {
             let mut state = self.run.state();
             let response = &mut state.response;

@@ -207,6 +207,32 @@ impl Engine {
                 self.run.state().files.push(file);
                 self.add_item(item);
             }
+            AgentStep::Status {
+                status,
+                error,
+                duration,
+            } => {
+                {
+                    let mut state = self.run.state();
+                    state.response["status"] = json!(status);
+                    if let Some(error) = error {
+                        let mut shown = json!({"message": error.message, "type": error.kind});
+                        if let Some(code) = &error.code {
+                            shown["code"] = json!(code);
+                        }
+                        state.response["error"] = shown;
+                    }
+                }
+                let cancelled = self.wait(*duration).await;
+                {
+                    let mut state = self.run.state();
+                    state.response["status"] = json!("in_progress");
+                    state.response["error"] = Value::Null;
+                }
+                if cancelled {
+                    return Flow::Cancelled;
+                }
+            }
             AgentStep::Message {
                 text, denied_text, ..
             } => {
@@ -226,7 +252,8 @@ impl Engine {
                     .as_ref()
                     .and_then(|f| f.pointer("/json_schema/schema"));
                 let text = schema.map_or(text.clone(), |s| structured::answer(s, &text));
-                self.message(&text);
+                let cut = self.cut_message == Some(index);
+                self.message(&text, cut);
             }
         }
         Flow::Next
@@ -251,8 +278,9 @@ impl Engine {
         }));
     }
 
-    /// A message item streamed word by word.
-    fn message(&mut self, text: &str) {
+    /// A message item streamed word by word; a `cut` one (the output cap stopped it) ends
+    /// with `status: incomplete`.
+    fn message(&mut self, text: &str, cut: bool) {
         let id = new_id("msg");
         let mut item = json!({
             "type": "message",
@@ -276,7 +304,7 @@ impl Engine {
             "response.output_text.done",
             json!({"item_id": id, "output_index": index, "content_index": 0, "text": text}),
         );
-        item["status"] = json!("completed");
+        item["status"] = json!(if cut { "incomplete" } else { "completed" });
         item["content"] = json!([{"type": "output_text", "text": text, "annotations": []}]);
         if let Some(slot) = self
             .run
