@@ -8,6 +8,7 @@
 //! `control` adds the Agent API's `/_mock` endpoint.
 
 mod approval;
+mod arguments;
 mod connectors;
 mod control;
 mod error;

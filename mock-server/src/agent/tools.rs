@@ -211,9 +211,22 @@ impl Server {
         Some(Value::Object(item))
     }
 
-    /// The tool a call uses: the named one if listed, else the first listed.
-    pub(crate) fn choose_tool(&self, name: Option<&str>) -> Option<&RemoteTool> {
+    /// The tool a call uses: the named one if listed, else the one listed after `after` (the
+    /// previous call of a parallel turn, wrapping round), else the first listed.
+    pub(crate) fn choose_tool(
+        &self,
+        name: Option<&str>,
+        after: Option<&str>,
+    ) -> Option<&RemoteTool> {
+        let next = || {
+            let previous = self
+                .tools
+                .iter()
+                .position(|t| Some(t.name.as_str()) == after)?;
+            self.tools.get((previous + 1) % self.tools.len())
+        };
         name.and_then(|n| self.tools.iter().find(|t| t.name == n))
+            .or_else(next)
             .or_else(|| self.tools.first())
     }
 
@@ -324,32 +337,4 @@ impl Server {
         item.insert("error".into(), json!(error));
         Value::Object(item)
     }
-}
-
-/// Arguments built from a tool's input schema: each required property gets a plausible value
-/// (strings get the user's message), so the model can call the first tool of any server.
-pub(crate) fn example_arguments(schema: &Value, text: &str) -> Value {
-    let mut args = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let required = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for name in required.iter().filter_map(Value::as_str) {
-        let kind = properties
-            .and_then(|p| p.get(name))
-            .and_then(|p| p.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("string");
-        let value = match kind {
-            "integer" | "number" => json!(1),
-            "boolean" => json!(false),
-            "array" => json!([]),
-            "object" => json!({}),
-            _ => json!(text),
-        };
-        args.insert(name.to_owned(), value);
-    }
-    Value::Object(args)
 }
