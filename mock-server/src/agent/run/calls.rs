@@ -38,6 +38,18 @@ impl Engine {
             self.sandbox(&code, "bash", &stdout, "", 0);
             return Flow::Next;
         }
+        if let Some(failure) = target.failure.clone()
+            && target.tools.is_empty()
+        {
+            // The connector could not be listed: the call the model makes comes back with the
+            // connector's in-band error, and nothing runs.
+            if let Some(name) = tool.as_deref() {
+                let arguments = arguments.clone().unwrap_or_else(|| json!({}));
+                let item = target.call_item(name, &arguments, None, Some(failure));
+                self.add_item(item);
+            }
+            return Flow::Next;
+        }
         // A parallel call that names no tool takes the one listed after the previous call's.
         let after = self
             .last_called
