@@ -7,6 +7,7 @@
 //! - `engine`: the run's life (`queued`, `in_progress`, a terminal status) and its turn loop;
 //! - `decide`: carrying out the approval decisions a continuation brought;
 //! - `steps`, `calls`: what each scripted step streams and adds;
+//! - `honesty`: what an answer says when the run could not get its data;
 //! - `items`: writing output items and streaming messages;
 //! - `finish`: the terminal statuses;
 //! - `response`, `usage`: the response object and its `usage`, as the live API shapes them.
@@ -17,6 +18,7 @@ mod decide;
 mod engine;
 mod finish;
 mod history;
+mod honesty;
 mod items;
 mod response;
 mod setup;

@@ -5,11 +5,13 @@
 use serde_json::{Value, json};
 
 use super::engine::{Engine, Flow};
+use super::honesty::Failure;
 use crate::agent::arguments::example_arguments;
 use crate::agent::store::{Pause, Pending};
 use crate::agent::tools::{self, Server};
 use crate::agent::wire::{Tool, call_token, new_id, user_text};
 use crate::fixtures::AgentStep;
+use crate::world::ConnectorState;
 
 impl Engine {
     /// An `mcp_call` step: the call runs (an `mcp_call` item), or, when it needs approval,
@@ -45,9 +47,15 @@ impl Engine {
             // connector's in-band error, and nothing runs.
             if let Some(name) = tool.as_deref() {
                 let arguments = arguments.clone().unwrap_or_else(|| json!({}));
-                let item = target.call_item(name, &arguments, None, Some(failure));
+                let item = target.call_item(name, &arguments, None, Some(failure.clone()));
                 self.add_item(item);
             }
+            self.failures.push(Failure::Call {
+                server: target.label.clone(),
+                tool: tool.clone().unwrap_or_else(|| "its tools".to_owned()),
+                error: failure,
+                connector: true,
+            });
             return Flow::Next;
         }
         // A parallel call that names no tool takes the one listed after the previous call's.
@@ -58,6 +66,11 @@ impl Engine {
             .map(|(_, name)| name.as_str());
         let Some(listed) = target.choose_tool(tool.as_deref(), after) else {
             // Nothing listed (not connected, or filtered out): nothing to call.
+            if target.state == ConnectorState::NotConnected {
+                self.failures.push(Failure::NotConnected {
+                    server: target.label.clone(),
+                });
+            }
             return Flow::Next;
         };
         let name = listed.name.clone();
@@ -74,9 +87,17 @@ impl Engine {
             )
         });
         if target.deferred && !self.searched.contains(&target.label) {
+            // Deferred tools are searched for first, which "spends extra model turns before
+            // the first tool call": the call itself needs another step.
             self.searched.insert(target.label.clone());
             let words: Vec<String> = name.split('_').map(str::to_owned).collect();
             self.add_item(target.search_item(&words, Some(&name)));
+            if !self.take_step() {
+                let what = format!("call {name} on {}", target.label);
+                let cap = self.cap();
+                self.failures.push(Failure::OutOfSteps { what, cap });
+                return Flow::Next;
+            }
         }
         if target.requires_approval(listed) {
             let pending = Pending {
@@ -95,6 +116,14 @@ impl Engine {
             .await;
         self.record_output(&name, out.as_deref());
         self.fresh_output |= out.is_some();
+        if let Some(error) = &err {
+            self.failures.push(Failure::Call {
+                server: target.label.clone(),
+                tool: name.clone(),
+                error: error.clone(),
+                connector: target.connector_id.is_some(),
+            });
+        }
         self.add_item(target.call_item(&name, &arguments, out, err));
         Flow::Next
     }

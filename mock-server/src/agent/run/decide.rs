@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use super::engine::{Engine, Flow};
+use super::honesty::Failure;
 use crate::agent::error::ApiError;
 use crate::agent::tools::Server;
 
@@ -53,6 +54,14 @@ impl Engine {
                 .await;
             self.record_output(&decided.pending.name, output.as_deref());
             self.fresh_output |= output.is_some();
+            if let Some(error) = &error {
+                self.failures.push(Failure::Call {
+                    server: server.label.clone(),
+                    tool: decided.pending.name.clone(),
+                    error: error.clone(),
+                    connector: server.connector_id.is_some(),
+                });
+            }
             let mut item = server.call_item(&decided.pending.name, &arguments, output, error);
             if let Some(map) = item.as_object_mut() {
                 map.insert("approval_request_id".into(), json!(decided.pending.id));

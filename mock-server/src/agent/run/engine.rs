@@ -14,11 +14,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::honesty::Failure;
 use super::response::initial_response;
 use super::setup::Setup;
 use crate::agent::error::ApiError;
 use crate::agent::store::{Pause, Pending, Run, Store};
-use crate::agent::tools;
+use crate::agent::tools::{self, Server};
 use crate::agent::wire::{Tool, new_id};
 use crate::clock::Clock;
 use crate::fixtures::{AgentScript, AgentStep, AgentTurn, EndStatus};
@@ -100,6 +101,8 @@ pub(super) struct Engine {
     pub(super) proposed: Vec<Pending>,
     /// The server and tool of the last call proposed, for a parallel call naming no tool.
     pub(super) last_called: Option<(String, String)>,
+    /// What the run could not use, for an answer that does not pretend.
+    pub(super) failures: Vec<Failure>,
 }
 
 /// How a step (or the whole turn) left the run.
@@ -150,6 +153,7 @@ impl Engine {
             cut_message: None,
             proposed: Vec::new(),
             last_called: None,
+            failures: Vec::new(),
         }
     }
 
@@ -231,8 +235,12 @@ impl Engine {
                 AgentStep::Message { .. } | AgentStep::Reasoning { .. } | AgentStep::Status { .. }
             );
             // Out of steps or tool calls (`max_tool_calls: 0` turns tools off): the model
-            // answers with what it has.
+            // answers with what it has, and says what it could not get.
             if is_tool && !self.take_step() {
+                if let Some(what) = missed(step, &servers) {
+                    let cap = self.cap();
+                    self.failures.push(Failure::OutOfSteps { what, cap });
+                }
                 continue;
             }
             match self.step(step, &servers, index).await {
@@ -275,6 +283,18 @@ impl Engine {
         }
         self.steps_taken += 1;
         true
+    }
+
+    /// The limit that stops the next tool step, as the answer names it.
+    pub(super) fn cap(&self) -> String {
+        if self.setup.validated.raw.get("tool_choice") == Some(&json!("none")) {
+            "tool_choice none".to_owned()
+        } else {
+            match self.max_tool_calls {
+                Some(calls) if calls <= self.steps_taken => format!("max_tool_calls {calls}"),
+                _ => format!("max_steps {}", self.max_steps),
+            }
+        }
     }
 
     /// Waits on the virtual clock; true if a cancel arrived instead.
@@ -320,5 +340,29 @@ impl Engine {
 
     pub(super) fn set_status(&self, status: &str) {
         self.run.state().response["status"] = json!(status);
+    }
+}
+
+/// What a tool step cut by the step budget would have fetched for the answer: a connector or
+/// MCP server's data, or the sandbox's work (`None` for searches, whose loss leaves an answer
+/// from fewer sources, and for steps whose tool the request does not offer).
+fn missed(step: &AgentStep, servers: &[Server]) -> Option<String> {
+    match step {
+        AgentStep::McpCall { server, tool, .. } => {
+            let target = tools::pick_server(servers, server.as_deref())?;
+            let tool = tool
+                .clone()
+                .or_else(|| target.tools.first().map(|t| t.name.clone()))
+                .unwrap_or_else(|| "its tools".to_owned());
+            Some(format!("call {tool} on {}", target.label))
+        }
+        AgentStep::ToolSearch { server, .. } => {
+            let target = tools::pick_deferred(servers, server.as_deref())?;
+            Some(format!(
+                "search the {} catalog for the tools I needed",
+                target.label
+            ))
+        }
+        _ => None,
     }
 }

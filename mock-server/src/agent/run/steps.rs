@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::engine::{Engine, Flow};
+use super::honesty::{Failure, honest_answer};
 use crate::agent::store::RunFile;
 use crate::agent::structured;
 use crate::agent::tools::{self, Server};
@@ -151,12 +152,27 @@ impl Engine {
                 text,
                 denied_text,
                 tool_output_text,
+                failed_text,
                 ..
             } => {
-                let text = match (&self.denied, denied_text, tool_output_text) {
-                    (Some(reason), Some(denied), _) => denied.replace("{reason}", reason),
-                    (None, _, Some(answer)) if self.fresh_output => answer.clone(),
-                    _ => text.clone(),
+                let text = if self.failures.is_empty() {
+                    match (&self.denied, denied_text, tool_output_text) {
+                        (Some(reason), Some(denied), _) => denied.replace("{reason}", reason),
+                        (None, _, Some(answer)) if self.fresh_output => answer.clone(),
+                        _ => text.clone(),
+                    }
+                } else {
+                    // The run could not get its data: the answer says so, never the data.
+                    let failure = self
+                        .failures
+                        .iter()
+                        .map(Failure::describe)
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    match failed_text {
+                        Some(failed) => failed.replace("{failure}", &failure),
+                        None => honest_answer(&self.failures),
+                    }
                 };
                 let text = text
                     .replace("{input}", &user_text(&self.setup.validated.request.input))
@@ -177,7 +193,6 @@ impl Engine {
         }
         Flow::Next
     }
-
     pub(super) fn sandbox(
         &mut self,
         code: &str,
