@@ -7,6 +7,7 @@
 //! - `engine`: the run's life (`queued`, `in_progress`, a terminal status) and its turn loop;
 //! - `decide`: carrying out the approval decisions a continuation brought;
 //! - `steps`, `calls`: what each scripted step streams and adds;
+//! - `sandbox`: sandbox commands and the GitHub credentials they get;
 //! - `honesty`: what an answer says when the run could not get its data;
 //! - `items`: writing output items and streaming messages;
 //! - `finish`: the terminal statuses;
@@ -21,6 +22,7 @@ mod history;
 mod honesty;
 mod items;
 mod response;
+mod sandbox;
 mod setup;
 mod steps;
 mod usage;

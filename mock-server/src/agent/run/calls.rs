@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::engine::{Engine, Flow};
 use super::honesty::Failure;
+use super::sandbox::Command;
 use crate::agent::arguments::example_arguments;
 use crate::agent::store::{Pause, Pending};
 use crate::agent::tools::{self, Server};
@@ -37,7 +38,15 @@ impl Engine {
             let name = tool.clone().unwrap_or_else(|| "gh".into());
             let code = format!("gh api {name}");
             let stdout = output.clone().unwrap_or_default();
-            self.sandbox(&code, "bash", &stdout, "", 0);
+            let command = Command {
+                code: &code,
+                language: "bash",
+                stdout: &stdout,
+                stderr: "",
+                exit_code: 0,
+                github: Some(true),
+            };
+            self.sandbox(&command, servers);
             return Flow::Next;
         }
         if let Some(failure) = target.failure.clone()

@@ -1,7 +1,7 @@
 //! Answers that do not pretend. The Connectors document warns that a connector failure "does
 //! not fail the request", so "this is easy to miss": the model "still answers — it just cannot
 //! use that connector". So when a run could not get what its script meant to read (a call came
-//! back with an error, a connector lists no tools, or
+//! back with an error, a connector lists no tools, the sandbox had no GitHub credentials, or
 //! `max_steps` ran out before a tool could be called), its answer says so instead of reporting
 //! data it never got: a message's `failed_text` if the script wrote one, else a sentence built
 //! from what went wrong.
@@ -24,6 +24,11 @@ pub(crate) enum Failure {
     NotConnected {
         /// The connector's label.
         server: String,
+    },
+    /// A sandbox command that needs GitHub had no working credentials.
+    GitHub {
+        /// Why: the GitHub connector is missing, not connected, or lapsed.
+        why: String,
     },
     /// The step budget ran out before a tool could be used.
     OutOfSteps {
@@ -75,6 +80,7 @@ impl Failure {
                 "use the {server} connector: it is not connected to this Project, so it lists no \
                  tools"
             ),
+            Self::GitHub { why } => format!("work with GitHub in the sandbox: {why}"),
             Self::OutOfSteps { what, cap } => {
                 format!("{what}: the run ran out of steps ({cap}) first")
             }

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::engine::{Engine, Flow};
 use super::honesty::{Failure, honest_answer};
+use super::sandbox::Command;
 use crate::agent::store::RunFile;
 use crate::agent::structured;
 use crate::agent::tools::{self, Server};
@@ -92,12 +93,21 @@ impl Engine {
                 stdout,
                 stderr,
                 exit_code,
+                github,
                 ..
             } => {
                 if !self.sandbox_enabled() {
                     return Flow::Next;
                 }
-                self.sandbox(code, language, stdout, stderr, *exit_code);
+                let command = Command {
+                    code,
+                    language,
+                    stdout,
+                    stderr,
+                    exit_code: *exit_code,
+                    github: *github,
+                };
+                self.sandbox(&command, servers);
             }
             AgentStep::ShareFile {
                 filename, content, ..
@@ -192,31 +202,6 @@ impl Engine {
             }
         }
         Flow::Next
-    }
-    pub(super) fn sandbox(
-        &mut self,
-        code: &str,
-        language: &str,
-        stdout: &str,
-        stderr: &str,
-        exit_code: i64,
-    ) {
-        *self.billing.entry("sandbox").or_default() += 1;
-        self.record_output("sandbox", Some(stdout));
-        self.add_item(json!({
-            "type": "sandbox_results",
-            "call_id": format!("call_{}", call_token()),
-            "code": code,
-            "language": if language == "bash" { "bash" } else { "python" },
-            "status": if exit_code == 0 { "completed" } else { "failed" },
-            "results": [{
-                "stdout": stdout,
-                "stderr": stderr,
-                "exit_code": exit_code,
-                "duration_ms": 1200,
-                "status": if exit_code == 0 { "completed" } else { "failed" },
-            }],
-        }));
     }
 }
 
