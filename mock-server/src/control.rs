@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::computer::engine::DownloadError;
 use crate::computer::thread::{Phase, RequestKind};
+use crate::http::encoding::{escape, page};
 use crate::world::UploadError;
 
 /// The `/_mock` routes.
@@ -47,26 +48,6 @@ pub(crate) fn routes() -> Router<AppState> {
             post(upload).layer(axum::extract::DefaultBodyLimit::disable()),
         )
         .route("/_mock/uploads/{*key}", get(uploaded))
-}
-
-/// A human page in the mock's look.
-pub(crate) fn page(title: &str, body: &str) -> Html<String> {
-    Html(format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>\
-         <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;\
-         line-height:1.5}}button{{font-size:1rem;padding:.5rem 1rem}}code{{background:#eee;\
-         padding:0 .2rem}}</style></head><body><h1>{title}</h1>{body}\
-         <p><small>Perplexity Computer mock — this page stands in for perplexity.ai.</small></p>\
-         </body></html>"
-    ))
-}
-
-/// Escapes text for HTML.
-pub(crate) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 fn not_found(what: &str) -> Response {

@@ -22,6 +22,7 @@ pub mod clock;
 mod computer;
 mod control;
 pub mod error;
+mod http;
 pub mod journal;
 mod oauth;
 pub mod scenario;
@@ -109,7 +110,9 @@ struct Shared {
     catalog: Arc<Catalog>,
     engine: Arc<Engine>,
     sessions: computer::Sessions,
-    oauth: oauth::Store,
+    oauth: Arc<oauth::Store>,
+    authenticator: http::auth::Authenticator,
+    mcp_resource: String,
     tasks: computer::Tasks,
     elicitations: computer::Elicitations,
     agent: agent::Store,
@@ -136,6 +139,14 @@ impl AppState {
             base_url.clone(),
             config.call_wait,
         ));
+        let oauth = Arc::new(oauth::Store::default());
+        let authenticator = http::auth::Authenticator::new(
+            config.auth,
+            world.clone(),
+            oauth.clone(),
+            clock.clone(),
+        );
+        let mcp_resource = oauth::mcp_resource(&base_url);
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -146,7 +157,9 @@ impl AppState {
                 catalog,
                 engine,
                 sessions: computer::Sessions::default(),
-                oauth: oauth::Store::default(),
+                oauth,
+                authenticator,
+                mcp_resource,
                 tasks: computer::Tasks::default(),
                 elicitations: computer::Elicitations::default(),
                 agent: agent::Store::default(),
@@ -177,6 +190,12 @@ impl AppState {
     }
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth
+    }
+    pub(crate) fn authenticator(&self) -> &http::auth::Authenticator {
+        &self.inner.authenticator
+    }
+    pub(crate) fn mcp_resource(&self) -> &str {
+        &self.inner.mcp_resource
     }
     pub(crate) fn agent(&self) -> &agent::Store {
         &self.inner.agent

@@ -16,6 +16,7 @@ use uuid::Uuid;
 use super::render::{self, RenderContext, ToolOutput};
 use super::thread::{Asset, Delivery, Phase, Thread};
 use crate::clock::{Clock, to_chrono};
+use crate::http::encoding::urlencode;
 use crate::scenario::Catalog;
 use crate::world::World;
 
@@ -406,17 +407,4 @@ pub(crate) enum DownloadError {
     Unknown,
     /// The URL is past its expiry.
     Expired,
-}
-
-/// Percent-encodes a path segment.
-pub(crate) fn urlencode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

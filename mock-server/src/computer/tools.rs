@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use super::engine::{Engine, Follow, ProgressSink};
 use super::render::{self, ToolOutput};
 use super::thread::{InputKind, Phase, ProjectContext, RequestKind, RequestState, Role, Thread};
+use crate::http::encoding::base64;
 use crate::scenario::{LoadedScenario, Refusal};
 use crate::world::{Account, AttachmentRefusal, CreditRefusal, CursorError, TaskSettings};
 
@@ -1393,28 +1394,6 @@ fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     }))
 }
 
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1443,12 +1422,5 @@ mod tests {
     fn a_missing_required_argument_is_named() {
         let message = validate("answer_question", &json!({"thread_id": "t"})).expect_err("missing");
         assert!(message.contains("\"answers\""), "{message}");
-    }
-
-    #[test]
-    fn base64_matches_the_standard_alphabet() {
-        assert_eq!(base64(b"hello"), "aGVsbG8=");
-        assert_eq!(base64(b"hi"), "aGk=");
-        assert_eq!(base64(b"abc"), "YWJj");
     }
 }

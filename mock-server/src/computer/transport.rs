@@ -7,14 +7,12 @@
 //! `modern`.
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -31,6 +29,9 @@ use super::jsonrpc::{
 use super::modern;
 use super::tools::{self, CallContext};
 use crate::AppState;
+use crate::clock::iso;
+use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
+use crate::http::sse;
 use crate::oauth;
 
 /// Protocol versions of the handshake era this mock speaks, newest first.
@@ -46,6 +47,74 @@ pub(crate) const INSTRUCTIONS: &str = "Perplexity Computer runs long, multi-step
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
+/// How often an idle SSE stream sends a keep-alive comment.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The MCP endpoint as a surface that authenticates: OAuth tokens must be issued for it, and a
+/// failure is a 401 with a JSON-RPC body and a challenge pointing at the resource metadata.
+pub(crate) struct Mcp;
+
+impl Surface<AppState> for Mcp {
+    type Rejection = Response;
+
+    fn authenticator(app: &AppState) -> &Authenticator {
+        app.authenticator()
+    }
+
+    fn audience(app: &AppState) -> Audience<'_> {
+        Audience::Resource(app.mcp_resource())
+    }
+
+    fn reject(app: &AppState, failure: AuthFailure) -> Response {
+        unauthorized(
+            app.base_url(),
+            &refusal_reason(app.mcp_resource(), &failure),
+        )
+    }
+}
+
+/// The sentence a 401 from the MCP endpoint gives for `failure`.
+fn refusal_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
+    match failure {
+        AuthFailure::NoDefaultAccount => "the built-in account `alice` is missing".to_owned(),
+        AuthFailure::MissingHeader => "Authorization header missing: sign in with OAuth (see the \
+            resource_metadata URL), or send `Authorization: Bearer alice-dev-token` (or \
+            bob-dev-token)"
+            .to_owned(),
+        AuthFailure::NoBearerToken | AuthFailure::UnknownToken => "the bearer token is not valid \
+            for this server: sign in again, or use alice-dev-token or bob-dev-token"
+            .to_owned(),
+        AuthFailure::Revoked => "the access token was revoked (its authorization code or refresh \
+            token was reused): sign in again"
+            .to_owned(),
+        AuthFailure::Expired { at } => format!(
+            "the access token expired at {}: use the refresh token for a new one",
+            iso(*at)
+        ),
+        AuthFailure::WrongResource { issued_for } => format!(
+            "the access token was issued for resource {issued_for}, not for this MCP endpoint \
+             ({mcp_resource})"
+        ),
+        AuthFailure::AccountGone => {
+            "the account this token was issued for no longer exists".to_owned()
+        }
+    }
+}
+
+/// The 401 answer: a JSON-RPC error body and the `WWW-Authenticate` challenge.
+fn unauthorized(base_url: &str, why: &str) -> Response {
+    let mut response = transport_error(
+        StatusCode::UNAUTHORIZED,
+        SERVER_ERROR,
+        format!("Unauthorized: {why}"),
+    );
+    if let Some(value) = oauth::challenge(base_url, why) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
 
 /// One MCP session.
 #[derive(Debug, Clone)]
@@ -89,11 +158,12 @@ fn transport_error(status: StatusCode, code: i64, message: impl Into<String>) ->
 }
 
 /// `POST /rest/computer/mcp`.
-pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    let account = match oauth::authenticate(&app, &headers) {
-        Ok(account) => account,
-        Err(challenge) => return challenge,
-    };
+pub(crate) async fn post(
+    State(app): State<AppState>,
+    Authenticated { account, .. }: Authenticated<Mcp>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if !content_type_is_json(&headers) {
         return transport_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -359,16 +429,14 @@ pub(super) async fn run_call(
     let stream = UnboundedReceiverStream::new(receiver).map(move |message| {
         let _abort_the_call_when_the_client_goes_away = &guard;
         event_id += 1;
-        Ok::<_, Infallible>(
-            Event::default()
-                .event("message")
-                .id(event_id.to_string())
-                .data(message.to_string()),
-        )
+        sse::Event {
+            name: Some("message"),
+            id: Some(&event_id.to_string()),
+            data: &message.to_string(),
+        }
+        .encode()
     });
-    Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+    sse::response(stream, KEEP_ALIVE)
 }
 
 /// The `CallToolResult` for `version`; modern results also carry `resultType` and server info.
@@ -390,11 +458,11 @@ impl Drop for AbortOnDrop {
 }
 
 /// `GET /rest/computer/mcp`: the standalone server-to-client stream.
-pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Response {
-    let account = match oauth::authenticate(&app, &headers) {
-        Ok(account) => account,
-        Err(challenge) => return challenge,
-    };
+pub(crate) async fn get(
+    State(app): State<AppState>,
+    Authenticated { account, .. }: Authenticated<Mcp>,
+    headers: HeaderMap,
+) -> Response {
     if let Some(refusal) = modern::refuse_non_post(&headers) {
         return refusal;
     }
@@ -413,18 +481,16 @@ pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Resp
     let closed = WatchStream::new(session.closed.subscribe());
     let stream = closed
         .take_while(|closed| futures::future::ready(!closed))
-        .filter_map(|_| futures::future::ready(None::<Result<Event, Infallible>>));
-    Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+        .filter_map(|_| futures::future::ready(None::<Bytes>));
+    sse::response(stream, KEEP_ALIVE)
 }
 
 /// `DELETE /rest/computer/mcp`: ends the session.
-pub(crate) async fn delete(State(app): State<AppState>, headers: HeaderMap) -> Response {
-    let account = match oauth::authenticate(&app, &headers) {
-        Ok(account) => account,
-        Err(challenge) => return challenge,
-    };
+pub(crate) async fn delete(
+    State(app): State<AppState>,
+    Authenticated { account, .. }: Authenticated<Mcp>,
+    headers: HeaderMap,
+) -> Response {
     if let Some(refusal) = modern::refuse_non_post(&headers) {
         return refusal;
     }
