@@ -2,7 +2,7 @@
 
 mod elicitation;
 pub(crate) mod engine;
-mod jsonrpc;
+mod model;
 mod modern;
 mod render;
 mod tasks;
@@ -12,23 +12,22 @@ mod transport;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use serde_json::json;
 
 pub(crate) use elicitation::Elicitations;
-pub use modern::MODERN_VERSION;
+pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
 pub(crate) use render::{file_bytes, file_facts};
 pub(crate) use tasks::Tasks;
 pub use tasks::form_content_problem;
 pub use tools::TOOL_NAMES;
 pub(crate) use transport::Sessions;
-pub use transport::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION};
 
 use crate::AppState;
 use crate::oauth::MCP_PATH;
+use model::jsonrpc::ErrorData;
 
 /// Routes of the MCP endpoint, guarded against DNS rebinding.
 pub(crate) fn routes(app: AppState) -> Router<AppState> {
@@ -46,12 +45,7 @@ pub(crate) fn routes(app: AppState) -> Router<AppState> {
 /// the MCP transport spec requires of local servers), before anything else happens.
 async fn guard_origin(State(app): State<AppState>, request: Request, next: Next) -> Response {
     if let Some(refusal) = foreign_origin(&app, request.headers()) {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": {"code": -32000, "message": format!("Forbidden: {refusal}")},
-        });
-        return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
+        return ErrorData::forbidden(format!("Forbidden: {refusal}")).into_response();
     }
     next.run(request).await
 }

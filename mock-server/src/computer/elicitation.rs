@@ -19,15 +19,17 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
 use super::engine::{CALL_WAIT, Follow, ProgressSink};
-use super::jsonrpc::{INVALID_PARAMS, RpcError};
-use super::modern::{self, Envelope, MODERN_VERSION};
+use super::model::jsonrpc::{ErrorData, Outgoing, ProgressToken, RequestId, Response as Reply};
+use super::model::lifecycle::ElicitationModes as Modes;
+use super::model::lifecycle::ResultType;
+use super::model::version::ProtocolVersion;
+use super::modern;
 use super::render::{FileLink, ToolOutput};
 use super::tasks::{form_content_problem, question_message, question_schema};
 use super::thread::RequestKind;
@@ -35,30 +37,6 @@ use super::tools::{self, CallContext};
 use super::transport::{self, Runner, Session};
 use crate::AppState;
 use crate::world::Account;
-
-/// Which elicitation modes a client declared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Modes {
-    pub(crate) form: bool,
-    pub(crate) url: bool,
-}
-
-impl Modes {
-    /// The modes in a `ClientCapabilities` object (`elicitation: {}` means form only).
-    pub(crate) fn of(capabilities: &Value) -> Option<Self> {
-        let elicitation = capabilities.get("elicitation")?.as_object()?;
-        if elicitation.is_empty() {
-            return Some(Self {
-                form: true,
-                url: false,
-            });
-        }
-        Some(Self {
-            form: elicitation.contains_key("form"),
-            url: elicitation.contains_key("url"),
-        })
-    }
-}
 
 /// Pending MRTR rounds, by `requestState`.
 #[derive(Debug, Default)]
@@ -114,17 +92,15 @@ impl AppState {
     }
 }
 
-fn invalid(id: &Value, message: String) -> Response {
-    (
-        StatusCode::OK,
-        axum::Json(RpcError::new(INVALID_PARAMS, message).response(Some(id))),
-    )
+fn invalid(id: &RequestId, message: String) -> Response {
+    ErrorData::invalid_params(message)
+        .with_id(Some(id.clone()))
         .into_response()
 }
 
 fn finished(output: &ToolOutput) -> Value {
-    let mut result = transport::call_result(output, MODERN_VERSION);
-    modern::finish_result(&mut result, "complete");
+    let mut result = transport::call_result(output, ProtocolVersion::STATELESS);
+    modern::finish_result(&mut result, ResultType::Complete);
     result
 }
 
@@ -247,7 +223,7 @@ fn intercept(
         "inputRequests": {key: {"method": "elicitation/create", "params": params}},
         "requestState": state,
     });
-    modern::finish_result(&mut result, "input_required");
+    modern::finish_result(&mut result, ResultType::InputRequired);
     result
 }
 
@@ -255,24 +231,14 @@ fn intercept(
 pub(crate) async fn call(
     app: AppState,
     account: Account,
-    envelope: &Envelope,
-    id: Value,
+    modes: Modes,
+    id: RequestId,
     params: Value,
 ) -> Response {
-    let Some(modes) = Modes::of(&envelope.capabilities) else {
-        return transport::call_tool(app, account, MODERN_VERSION, id, params).await;
+    let Ok(tool) = transport::tool_name(&id, &params) else {
+        return transport::call_tool(app, account, ProtocolVersion::STATELESS, id, params).await;
     };
-    let Some(tool) = params
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return transport::call_tool(app, account, MODERN_VERSION, id, params).await;
-    };
-    if !tools::is_tool(&tool) {
-        return transport::call_tool(app, account, MODERN_VERSION, id, params).await;
-    }
-    let token = transport::progress_token(&params);
+    let token = ProgressToken::of(&params);
     let retry = params.get("requestState").or(params.get("inputResponses"));
     if retry.is_none() {
         let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
@@ -346,8 +312,8 @@ pub(crate) async fn call(
         if let Some(ask) = rebuild_request(&pending) {
             result["inputRequests"] = json!({pending.key.clone(): ask});
         }
-        modern::finish_result(&mut result, "input_required");
-        return axum::Json(super::jsonrpc::success(&id, result)).into_response();
+        modern::finish_result(&mut result, ResultType::InputRequired);
+        return Reply::new(&id, result).into_response();
     }
     if action == "accept"
         && let Ask::Questions { schema, .. } = &pending.ask
@@ -520,11 +486,14 @@ fn rebuild_request(pending: &Pending) -> Option<Value> {
 /// Server requests awaiting the client's POSTed response, by session and request id.
 #[derive(Debug, Default)]
 pub(crate) struct Waiting {
-    waiting: Mutex<HashMap<(String, String), oneshot::Sender<Value>>>,
+    waiting: Mutex<HashMap<(String, String), Answer>>,
 }
 
+/// Where a client's response (its `result`, if it sent one) to a server request goes.
+type Answer = oneshot::Sender<Option<Value>>;
+
 impl Waiting {
-    fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), oneshot::Sender<Value>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), Answer>> {
         self.waiting
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -533,19 +502,14 @@ impl Waiting {
 
 /// Hands a response the client POSTed to the call that sent the request (unknown ids are
 /// dropped: the call may have ended).
-pub(crate) fn deliver(app: &AppState, session_id: &str, message: &Value) {
-    let id = match message.get("id") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => return,
-    };
+pub(crate) fn deliver(app: &AppState, session_id: &str, id: &RequestId, result: Option<Value>) {
     let sender = app
         .elicitations()
         .waiting
         .lock()
-        .remove(&(session_id.to_owned(), id));
+        .remove(&(session_id.to_owned(), id.to_string()));
     if let Some(sender) = sender {
-        let _ = sender.send(message.clone());
+        let _ = sender.send(result);
     }
 }
 
@@ -556,27 +520,24 @@ pub(crate) async fn handshake_call(
     app: AppState,
     account: Account,
     session: Session,
-    id: Value,
+    id: RequestId,
     params: Value,
 ) -> Response {
-    let version = session.protocol_version.clone();
-    let modes = Modes::of(&session.capabilities).map(|m| Modes {
+    let version = session.protocol_version;
+    let modes = session.capabilities.elicitation.map(|m| Modes {
         // URL mode exists from 2025-11-25 on; elicitation itself from 2025-06-18.
-        url: m.url && version.as_str() >= "2025-11-25",
+        url: m.url && version.has_url_elicitation(),
         ..m
     });
-    let tool = params
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let tool = transport::tool_name(&id, &params).ok();
     let (Some(modes), Some(tool)) = (modes, tool) else {
-        return transport::call_tool(app, account, &version, id, params).await;
+        return transport::call_tool(app, account, version, id, params).await;
     };
-    if !tools::is_tool(&tool) || version.as_str() < "2025-06-18" {
-        return transport::call_tool(app, account, &version, id, params).await;
+    if !version.has_elicitation() {
+        return transport::call_tool(app, account, version, id, params).await;
     }
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let token = transport::progress_token(&params);
+    let token = ProgressToken::of(&params);
     let state = app.clone();
     let account_id = account.id.clone();
     let session_id = session.id.clone();
@@ -587,7 +548,7 @@ pub(crate) async fn handshake_call(
                 (ask_for(&state, &account_id, modes, &output), &server)
             {
                 let request_id = format!("elicit-{}", Uuid::new_v4().simple());
-                if version.as_str() < "2025-11-25" {
+                if !version.has_url_elicitation() {
                     // 2025-06-18 has no `mode` field (form only).
                     params.as_object_mut().map(|p| p.remove("mode"));
                 } else if params["mode"] == "url" {
@@ -599,15 +560,15 @@ pub(crate) async fn handshake_call(
                     .waiting
                     .lock()
                     .insert((session_id.clone(), request_id.clone()), sender);
-                let request = json!({"jsonrpc": "2.0", "id": request_id,
-                                     "method": "elicitation/create", "params": params});
+                let request =
+                    Outgoing::request(&request_id, "elicitation/create", &params).to_json();
                 if server.send(request).is_err() {
                     break;
                 }
-                let Ok(response) = receiver.await else {
+                let Ok(result) = receiver.await else {
                     break;
                 };
-                let result = response.get("result").cloned().unwrap_or(Value::Null);
+                let result = result.unwrap_or(Value::Null);
                 let action = result
                     .get("action")
                     .and_then(Value::as_str)
@@ -627,7 +588,7 @@ pub(crate) async fn handshake_call(
                     None => break,
                 }
             }
-            transport::call_result(&output, &version)
+            transport::call_result(&output, version)
         })
     });
     transport::run_call(app, account, id, token, true, runner).await

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::model::version::ProtocolVersion;
 use super::thread::{
     Asset, Entry, InputKind, Phase, Request, RequestKind, Role, TaskStatus, Thread,
 };
@@ -69,11 +70,11 @@ impl ToolOutput {
     }
 
     /// The MCP `CallToolResult` for a client on `protocol_version`.
-    pub(crate) fn to_call_result(&self, protocol_version: &str) -> Value {
+    pub(crate) fn to_call_result(&self, protocol_version: ProtocolVersion) -> Value {
         let text = serde_json::to_string(&self.body).unwrap_or_default();
         let mut content = vec![json!({"type": "text", "text": text})];
         // `resource_link` exists from 2025-06-18 on; older clients would reject the block.
-        if protocol_version >= "2025-06-18" {
+        if protocol_version.has_resource_links() {
             content.extend(self.links.iter().map(|link| {
                 let mut block =
                     json!({"type": "resource_link", "uri": link.url, "name": link.name});

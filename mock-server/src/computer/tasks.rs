@@ -14,15 +14,16 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::engine::CALL_WAIT;
-use super::jsonrpc::{self, INVALID_PARAMS, RpcError};
-use super::modern::{self, MODERN_VERSION};
+use super::model::jsonrpc::{ErrorData, RequestId, Response as Reply};
+use super::model::lifecycle::ResultType;
+use super::model::version::ProtocolVersion;
+use super::modern;
 use super::render::{self, RenderContext, ToolOutput};
 use super::thread::{InputKind, Phase, RequestKind, RequestState, Thread};
 use super::tools::{self, CallContext};
@@ -118,18 +119,15 @@ fn started(output: &ToolOutput) -> Option<String> {
     (!refused).then(|| thread_id.to_owned())
 }
 
-fn rpc_error(id: &Value, code: i64, message: String) -> Response {
-    let status = StatusCode::OK;
-    (
-        status,
-        axum::Json(RpcError::new(code, message).response(Some(id))),
-    )
+fn invalid_params(id: &RequestId, message: String) -> Response {
+    ErrorData::invalid_params(message)
+        .with_id(Some(id.clone()))
         .into_response()
 }
 
-fn success(id: &Value, mut result: Value) -> Response {
-    modern::finish_result(&mut result, "complete");
-    axum::Json(jsonrpc::success(id, result)).into_response()
+fn success(id: &RequestId, mut result: Value) -> Response {
+    modern::finish_result(&mut result, ResultType::Complete);
+    Reply::new(id, result).into_response()
 }
 
 fn stop_url(app: &AppState, thread_id: &str) -> String {
@@ -137,7 +135,12 @@ fn stop_url(app: &AppState, thread_id: &str) -> String {
 }
 
 /// `tools/call` of `call_perplexity_computer` from a client that declared the extension.
-pub(crate) async fn create(app: AppState, account: Account, id: Value, params: Value) -> Response {
+pub(crate) async fn create(
+    app: AppState,
+    account: Account,
+    id: RequestId,
+    params: Value,
+) -> Response {
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
     let ctx = ctx(&app, account.clone());
     let counts = |thread: &Thread| (thread.entries.len(), thread.queue.len());
@@ -156,9 +159,9 @@ pub(crate) async fn create(app: AppState, account: Account, id: Value, params: V
     let output = call_now(&ctx, "call_perplexity_computer", arguments).await;
     let Some(thread_id) = started(&output) else {
         // Nothing was sent: a regular tool result, as the document says.
-        let mut result = output.to_call_result(MODERN_VERSION);
-        modern::finish_result(&mut result, "complete");
-        return axum::Json(jsonrpc::success(&id, result)).into_response();
+        let mut result = output.to_call_result(ProtocolVersion::STATELESS);
+        modern::finish_result(&mut result, ResultType::Complete);
+        return Reply::new(&id, result).into_response();
     };
     let after = app
         .engine()
@@ -213,7 +216,9 @@ pub(crate) async fn create(app: AppState, account: Account, id: Value, params: V
     let task_id = task.id.clone();
     app.tasks().lock().insert(task_id.clone(), task);
     let Some(state) = detailed_state(&app, &ctx, &task_id).await else {
-        return rpc_error(&id, jsonrpc::SERVER_ERROR, "The task vanished".into());
+        return ErrorData::internal("The task vanished")
+            .with_id(Some(id))
+            .into_response();
     };
     let mut result = Map::new();
     for key in [
@@ -235,8 +240,8 @@ pub(crate) async fn create(app: AppState, account: Account, id: Value, params: V
         json!({META_STOP: stop_url(&app, &thread_id), META_THREAD: thread_id}),
     );
     let mut result = Value::Object(result);
-    modern::finish_result(&mut result, "task");
-    axum::Json(jsonrpc::success(&id, result)).into_response()
+    modern::finish_result(&mut result, ResultType::Task);
+    Reply::new(&id, result).into_response()
 }
 
 /// The newest task on a thread, if any.
@@ -258,10 +263,9 @@ fn owned_task(app: &AppState, account: &str, task_id: &str) -> Option<Task> {
     (now < expires).then(|| task.clone())
 }
 
-fn not_found(id: &Value, task_id: &str) -> Response {
-    rpc_error(
+fn not_found(id: &RequestId, task_id: &str) -> Response {
+    invalid_params(
         id,
-        INVALID_PARAMS,
         format!(
             "Failed to retrieve task: Task not found (`{task_id}` is unknown, expired or belongs \
              to another account). Poll with the exact taskId a tools/call returned."
@@ -274,7 +278,7 @@ fn task_id_param(params: &Value) -> &str {
 }
 
 /// `tasks/get`.
-pub(crate) async fn get(app: AppState, account: Account, id: Value, params: Value) -> Response {
+pub(crate) async fn get(app: AppState, account: Account, id: RequestId, params: Value) -> Response {
     let task_id = task_id_param(&params);
     if owned_task(&app, &account.id, task_id).is_none() {
         return not_found(&id, task_id);
@@ -584,11 +588,17 @@ async fn detailed_state(app: &AppState, ctx: &CallContext, task_id: &str) -> Opt
     let mut state = Map::new();
     let status = match task_status {
         _ if event == "complete" || event == "error" => {
-            state.insert("result".into(), output.to_call_result(MODERN_VERSION));
+            state.insert(
+                "result".into(),
+                output.to_call_result(ProtocolVersion::STATELESS),
+            );
             "completed"
         }
         "completed" | "failed" => {
-            state.insert("result".into(), output.to_call_result(MODERN_VERSION));
+            state.insert(
+                "result".into(),
+                output.to_call_result(ProtocolVersion::STATELESS),
+            );
             "completed"
         }
         "cancelled" => "cancelled",
@@ -655,15 +665,19 @@ fn first_line(text: &str) -> String {
 }
 
 /// `tasks/update`: delivers `inputResponses`; unknown or no-longer-waiting keys are ignored.
-pub(crate) async fn update(app: AppState, account: Account, id: Value, params: Value) -> Response {
+pub(crate) async fn update(
+    app: AppState,
+    account: Account,
+    id: RequestId,
+    params: Value,
+) -> Response {
     let task_id = task_id_param(&params);
     let Some(task) = owned_task(&app, &account.id, task_id) else {
         return not_found(&id, task_id);
     };
     let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
-        return rpc_error(
+        return invalid_params(
             &id,
-            INVALID_PARAMS,
             "tasks/update needs params.inputResponses, an object keyed by the inputRequests \
              keys of tasks/get"
                 .into(),
@@ -687,9 +701,8 @@ pub(crate) async fn update(app: AppState, account: Account, id: Value, params: V
         }
         let action = response.get("action").and_then(Value::as_str);
         let Some(action @ ("accept" | "decline" | "cancel")) = action else {
-            return rpc_error(
+            return invalid_params(
                 &id,
-                INVALID_PARAMS,
                 format!(
                     "inputResponses[\"{key}\"] needs action \"accept\", \"decline\" or \
                      \"cancel\" (an elicitation result)"
@@ -700,9 +713,8 @@ pub(crate) async fn update(app: AppState, account: Account, id: Value, params: V
             && let Asked::Questions(schema) = &asked.kind
             && let Some(problem) = form_content_problem(schema, response.get("content"))
         {
-            return rpc_error(
+            return invalid_params(
                 &id,
-                INVALID_PARAMS,
                 format!(
                     "inputResponses[\"{key}\"] does not match the requested schema: {problem}. \
                      Nothing was changed."
@@ -777,7 +789,12 @@ pub(crate) async fn update(app: AppState, account: Account, id: Value, params: V
 }
 
 /// `tasks/cancel`: an acknowledgement with the stop URL; Computer keeps its status.
-pub(crate) async fn cancel(app: AppState, account: Account, id: Value, params: Value) -> Response {
+pub(crate) async fn cancel(
+    app: AppState,
+    account: Account,
+    id: RequestId,
+    params: Value,
+) -> Response {
     let task_id = task_id_param(&params);
     let Some(task) = owned_task(&app, &account.id, task_id) else {
         return not_found(&id, task_id);

@@ -10,9 +10,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::engine::{Engine, Follow, ProgressSink};
+use super::model::arguments::{
+    AnswerQuestion, CallComputer, ConfirmAction, CreateAssetDownload, CreateAttachmentUpload,
+    ListThreadAssets, NotifyConnected, ProjectsList, ThreadRef,
+};
 use super::render::{self, ToolOutput};
 use super::thread::{InputKind, Phase, ProjectContext, RequestKind, RequestState, Role, Thread};
 use crate::http::encoding::base64;
@@ -346,87 +351,96 @@ pub(crate) async fn call(
     if let Err(message) = validate(name, &args) {
         return ToolOutput::server_error(args.get("thread_id").and_then(Value::as_str), message);
     }
-    let a = Args(&args);
-    if let Err(message) = check_attachments(ctx, a) {
-        return ToolOutput::server_error(a.str("thread_id"), message);
-    }
     match name {
-        "call_perplexity_computer" => call_perplexity_computer(ctx, a, progress).await,
-        "answer_question" => answer_question(ctx, a, progress).await,
-        "confirm_action_approve" => confirm(ctx, a, true, progress).await,
-        "confirm_action_deny" => confirm(ctx, a, false, progress).await,
-        "notify_connected" => notify_connected(ctx, a, progress).await,
-        "cancel_task" => cancel_task(ctx, a),
-        "read_thread" => read_thread(ctx, a),
+        "call_perplexity_computer" => match parse(name, &args) {
+            Ok(a) => call_perplexity_computer(ctx, a, progress).await,
+            Err(refused) => refused,
+        },
+        "answer_question" => match parse(name, &args) {
+            Ok(a) => answer_question(ctx, a, progress).await,
+            Err(refused) => refused,
+        },
+        "confirm_action_approve" | "confirm_action_deny" => match parse(name, &args) {
+            Ok(a) => confirm(ctx, a, name == "confirm_action_approve", progress).await,
+            Err(refused) => refused,
+        },
+        "notify_connected" => match parse(name, &args) {
+            Ok(a) => notify_connected(ctx, a, progress).await,
+            Err(refused) => refused,
+        },
+        "cancel_task" => parse(name, &args).map_or_else(|r| r, |a| cancel_task(ctx, a)),
+        "read_thread" => parse(name, &args).map_or_else(|r| r, |a| read_thread(ctx, a)),
         "models_list" => ToolOutput::ok(ctx.engine.world.models_list(&ctx.account)),
-        "list_thread_assets" => list_thread_assets(ctx, a),
-        "create_asset_download" => create_asset_download(ctx, a),
-        "projects_list" => projects_list(ctx, a),
-        "create_attachment_upload" => create_attachment_upload(ctx, a),
+        "list_thread_assets" => {
+            parse(name, &args).map_or_else(|r| r, |a| list_thread_assets(ctx, a))
+        }
+        "create_asset_download" => {
+            parse(name, &args).map_or_else(|r| r, |a| create_asset_download(ctx, a))
+        }
+        "projects_list" => parse(name, &args).map_or_else(|r| r, |a| projects_list(ctx, a)),
+        "create_attachment_upload" => {
+            parse(name, &args).map_or_else(|r| r, |a| create_attachment_upload(ctx, a))
+        }
         other => ToolOutput::server_error(None, format!("Unknown tool `{other}`.")),
     }
+}
+
+/// Reads arguments that passed the tool's schema into its struct.
+fn parse<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolOutput> {
+    T::deserialize(args).map_err(|e| {
+        ToolOutput::server_error(
+            args.get("thread_id").and_then(Value::as_str),
+            format!("Invalid arguments for {tool}: {e}."),
+        )
+    })
 }
 
 /// Attachments must be files this account uploaded through `create_attachment_upload`: Computer
 /// fetches them from storage, so any other URL (or an envelope whose POST never happened) fails
 /// before anything is sent.
-fn check_attachments(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
+fn check_attachments(
+    ctx: &CallContext,
+    urls: &[String],
+    thread_id: Option<&str>,
+) -> Result<(), ToolOutput> {
     let prefix = format!("{}/_mock/uploads/", ctx.engine.base_url);
-    for url in args.strings("attachment_urls") {
+    for url in urls {
         let uploaded = url
             .strip_prefix(&prefix)
             .is_some_and(|key| ctx.engine.world.owns_upload(&ctx.account.id, key));
         if !uploaded {
-            return Err(format!(
-                "Argument `attachment_urls`: `{url}` is not a file you uploaded. Call \
-                 create_attachment_upload, POST the file to its upload_url with every \
-                 upload_fields key, then pass its attachment_url."
+            return Err(ToolOutput::server_error(
+                thread_id,
+                format!(
+                    "Argument `attachment_urls`: `{url}` is not a file you uploaded. Call \
+                     create_attachment_upload, POST the file to its upload_url with every \
+                     upload_fields key, then pass its attachment_url."
+                ),
             ));
         }
     }
     Ok(())
 }
 
-/// Typed access to already-validated arguments.
-#[derive(Clone, Copy)]
-struct Args<'a>(&'a Value);
-
-impl<'a> Args<'a> {
-    fn str(self, key: &str) -> Option<&'a str> {
-        self.0.get(key).and_then(Value::as_str)
-    }
-
-    fn strings(self, key: &str) -> Vec<String> {
-        self.0
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn thread_id(self) -> &'a str {
-        self.str("thread_id").unwrap_or_default()
-    }
-}
-
 async fn call_perplexity_computer(
     ctx: &CallContext,
-    args: Args<'_>,
+    args: CallComputer,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
     let engine = &ctx.engine;
-    let message = args.str("message").map(str::trim).filter(|m| !m.is_empty());
-    let attachments = args.strings("attachment_urls");
-    if let Err(problem) = check_settings(ctx, args) {
-        return ToolOutput::server_error(args.str("thread_id"), problem);
+    if let Err(refused) = check_attachments(ctx, &args.attachment_urls, args.thread_id.as_deref()) {
+        return refused;
     }
-    let Some(thread_id) = args.str("thread_id") else {
+    let message = args
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty());
+    let attachments = &args.attachment_urls;
+    if let Err(problem) = check_settings(ctx, &args) {
+        return ToolOutput::server_error(args.thread_id.as_deref(), problem);
+    }
+    let Some(thread_id) = args.thread_id.as_deref() else {
         let Some(message) = message else {
             return ToolOutput::server_error(
                 None,
@@ -442,15 +456,16 @@ async fn call_perplexity_computer(
         let mut thread = Thread::new(&ctx.account.id, scenario, engine.clock.now());
         thread.settings = engine.world.task_settings(
             &ctx.account,
-            args.str("mode"),
-            args.str("model"),
-            args.str("effort"),
+            args.mode.as_deref(),
+            args.model.as_deref(),
+            args.effort.as_deref(),
         );
         if let Some(project) = args
-            .str("project_uuid")
+            .project_uuid
+            .as_deref()
             .and_then(|uuid| ctx.account.projects.iter().find(|p| p.project_uuid == uuid))
         {
-            let visibility = args.str("project_visibility").unwrap_or("private");
+            let visibility = args.project_visibility.as_deref().unwrap_or("private");
             if visibility == "project" {
                 let others = |ids: &[String]| -> Vec<String> {
                     ids.iter()
@@ -471,22 +486,22 @@ async fn call_perplexity_computer(
         let thread_id = engine.insert(thread);
         engine.world.spend(&ctx.account.id, 1);
         return engine
-            .send_and_wait(&ctx.account.id, &thread_id, message, &attachments, progress)
+            .send_and_wait(&ctx.account.id, &thread_id, message, attachments, progress)
             .await;
     };
     let message = message.unwrap_or("Continue.");
     // Naming a mode or a model switches the thread; naming neither keeps its settings.
-    let switch = (args.str("mode").is_some() || args.str("model").is_some())
+    let switch = (args.mode.is_some() || args.model.is_some())
         .then(|| {
             engine.world.task_settings(
                 &ctx.account,
-                args.str("mode"),
-                args.str("model"),
-                args.str("effort"),
+                args.mode.as_deref(),
+                args.model.as_deref(),
+                args.effort.as_deref(),
             )
         })
         .flatten();
-    send_follow_up(ctx, thread_id, message, &attachments, switch, progress).await
+    send_follow_up(ctx, thread_id, message, attachments, switch, progress).await
 }
 
 /// The credit check and send of a message on an existing thread.
@@ -630,28 +645,28 @@ fn access_denied(thread_id: Option<&str>) -> ToolOutput {
 }
 
 /// The mode/model/effort/project rules of `call_perplexity_computer`.
-fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
+fn check_settings(ctx: &CallContext, args: &CallComputer) -> Result<(), String> {
     let world = &ctx.engine.world;
-    if args.str("mode").is_some() && args.str("model").is_some() {
+    if args.mode.is_some() && args.model.is_some() {
         return Err("`mode` and `model` can't be used together: pass one of them.".into());
     }
-    if args.str("effort").is_some() && args.str("model").is_none() {
+    if args.effort.is_some() && args.model.is_none() {
         return Err(
             "`effort` requires `model`: pick a model from models_list, then one of its efforts."
                 .into(),
         );
     }
-    if args.str("project_uuid").is_some() && args.str("thread_id").is_some() {
+    if args.project_uuid.is_some() && args.thread_id.is_some() {
         return Err(
             "`project_uuid` is only for new conversations and can't be combined with `thread_id`."
                 .into(),
         );
     }
-    if args.str("project_visibility").is_some() && args.str("project_uuid").is_none() {
+    if args.project_visibility.is_some() && args.project_uuid.is_none() {
         return Err("`project_visibility` requires `project_uuid`.".into());
     }
     let offered = world.models_list(&ctx.account);
-    if let Some(mode) = args.str("mode") {
+    if let Some(mode) = args.mode.as_deref() {
         let known = offered["modes"]
             .as_array()
             .is_some_and(|modes| modes.iter().any(|m| m["mode"] == mode));
@@ -661,7 +676,7 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
             ));
         }
     }
-    if let Some(model) = args.str("model") {
+    if let Some(model) = args.model.as_deref() {
         let found = offered["models"]
             .as_array()
             .and_then(|models| models.iter().find(|m| m["id"] == model).cloned());
@@ -670,7 +685,7 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
                 "Argument `model`: `{model}` isn't available to this account; use an `id` from models_list."
             ));
         };
-        if let Some(effort) = args.str("effort") {
+        if let Some(effort) = args.effort.as_deref() {
             let efforts = &found["efforts"];
             if !efforts
                 .as_array()
@@ -682,7 +697,7 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
             }
         }
     }
-    if let Some(project) = args.str("project_uuid")
+    if let Some(project) = args.project_uuid.as_deref()
         && !ctx
             .account
             .projects
@@ -698,13 +713,20 @@ fn check_settings(ctx: &CallContext, args: Args<'_>) -> Result<(), String> {
 
 async fn answer_question(
     ctx: &CallContext,
-    args: Args<'_>,
+    args: AnswerQuestion,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
-    let answers = args.0.get("answers").cloned().unwrap_or(Value::Null);
-    let attachments = args.strings("attachment_urls");
-    let followup = args.str("followup_uuid");
-    let thread_id = args.thread_id();
+    let AnswerQuestion {
+        thread_id,
+        answers,
+        attachment_urls: attachments,
+        followup_uuid,
+    } = args;
+    if let Err(refused) = check_attachments(ctx, &attachments, Some(&thread_id)) {
+        return refused;
+    }
+    let followup = followup_uuid.as_deref();
+    let thread_id = thread_id.as_str();
     let now = ctx.engine.clock.now();
     let outcome = ctx
         .engine
@@ -731,14 +753,21 @@ async fn answer_question(
 
 async fn confirm(
     ctx: &CallContext,
-    args: Args<'_>,
+    args: ConfirmAction,
     approve: bool,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
-    let reason = args.str("result").unwrap_or_default().to_owned();
-    let attachments = args.strings("attachment_urls");
-    let followup = args.str("followup_uuid");
-    let thread_id = args.thread_id();
+    let ConfirmAction {
+        thread_id,
+        result: reason,
+        attachment_urls: attachments,
+        followup_uuid,
+    } = args;
+    if let Err(refused) = check_attachments(ctx, &attachments, Some(&thread_id)) {
+        return refused;
+    }
+    let followup = followup_uuid.as_deref();
+    let thread_id = thread_id.as_str();
     let now = ctx.engine.clock.now();
     let outcome = ctx
         .engine
@@ -887,14 +916,14 @@ fn pick_request(thread: &Thread, followup: Option<&str>, want: Prompt) -> Result
 /// Matches `answers` to the questions (by id or by question text) and renders them.
 fn match_answers(
     questions: &[crate::scenario::QuestionSpec],
-    answers: &Value,
+    answers: &Map<String, Value>,
     attachments: &[String],
 ) -> Result<String, String> {
-    let Some(answers) = answers.as_object().filter(|a| !a.is_empty()) else {
+    if answers.is_empty() {
         return Err(
             "Argument `answers` must map each question to your answer; it was empty.".into(),
         );
-    };
+    }
     let mut lines = Vec::new();
     for (key, value) in answers {
         let question = questions
@@ -950,16 +979,24 @@ fn match_answers(
 
 async fn notify_connected(
     ctx: &CallContext,
-    args: Args<'_>,
+    args: NotifyConnected,
     progress: Option<ProgressSink>,
 ) -> ToolOutput {
-    let thread_id = args.thread_id();
-    let message = args.str("message").unwrap_or("Connected.");
-    let connector = args
-        .str("connector")
+    let NotifyConnected {
+        thread_id,
+        message,
+        connector,
+        attachment_urls: attachments,
+    } = args;
+    if let Err(refused) = check_attachments(ctx, &attachments, Some(&thread_id)) {
+        return refused;
+    }
+    let thread_id = thread_id.as_str();
+    let message = message.as_str();
+    let connector = connector
+        .as_deref()
         .map(str::trim)
         .filter(|c| !c.is_empty());
-    let attachments = args.strings("attachment_urls");
     let now = ctx.engine.clock.now();
     let decision = ctx
         .engine
@@ -1095,8 +1132,8 @@ enum SignInDecision {
     Refuse(String),
 }
 
-fn cancel_task(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
-    let thread_id = args.thread_id();
+fn cancel_task(ctx: &CallContext, args: ThreadRef) -> ToolOutput {
+    let thread_id = args.thread_id.as_str();
     let now = ctx.engine.clock.now();
     let result = ctx.engine.with_thread(&ctx.account.id, thread_id, |thread, _| {
         if thread.scenario.scenario.settings.cancel_fails {
@@ -1129,10 +1166,10 @@ fn cancel_task(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     result.unwrap_or_else(|e| e.into_output())
 }
 
-fn read_thread(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
+fn read_thread(ctx: &CallContext, args: ThreadRef) -> ToolOutput {
     let result = ctx
         .engine
-        .view_thread(&ctx.account.id, args.thread_id(), |thread, rctx| {
+        .view_thread(&ctx.account.id, &args.thread_id, |thread, rctx| {
             // The scenario's `web_state_error` makes the first read fail, as a flaky load does.
             let fail =
                 thread.scenario.scenario.settings.web_state_error && thread.web_state_failures == 0;
@@ -1144,20 +1181,20 @@ fn read_thread(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     result.unwrap_or_else(|e| e.into_output())
 }
 
-fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
-    let entry_filter = args.str("entry_id");
+fn list_thread_assets(ctx: &CallContext, args: ListThreadAssets) -> ToolOutput {
+    let entry_filter = args.entry_id.as_deref();
     let scope = format!(
         "assets:{}:{}",
-        args.thread_id(),
+        args.thread_id,
         entry_filter.unwrap_or_default()
     );
-    let start = match page_start(ctx, args, &scope) {
+    let start = match page_start(ctx, args.cursor.as_deref(), Some(&args.thread_id), &scope) {
         Ok(start) => start,
         Err(refused) => return refused,
     };
     let result = ctx
         .engine
-        .view_thread(&ctx.account.id, args.thread_id(), |thread, _| {
+        .view_thread(&ctx.account.id, &args.thread_id, |thread, _| {
             // Pages are cut from all of the thread's assets and then filtered, as the service
             // does: a filtered page can be empty while next_cursor is not null.
             let total = thread.assets.len();
@@ -1201,15 +1238,15 @@ fn list_thread_assets(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     }
 }
 
-fn create_asset_download(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
-    let asset_id = args.str("asset_id").unwrap_or_default();
+fn create_asset_download(ctx: &CallContext, args: CreateAssetDownload) -> ToolOutput {
+    let asset_id = args.asset_id.as_str();
     match ctx
         .engine
-        .create_download(&ctx.account.id, args.thread_id(), asset_id)
+        .create_download(&ctx.account.id, &args.thread_id, asset_id)
     {
         Err(e) => e.into_output(),
         Ok(None) => ToolOutput::server_error(
-            Some(args.thread_id()),
+            Some(&args.thread_id),
             format!(
                 "Asset `{asset_id}` is not in this thread; use an asset_id from list_thread_assets."
             ),
@@ -1228,8 +1265,13 @@ const PROJECTS_PAGE: usize = 50;
 const ASSETS_PAGE: usize = 20;
 
 /// The offset a `cursor` argument stands for (0 without one), or the error to answer.
-fn page_start(ctx: &CallContext, args: Args<'_>, scope: &str) -> Result<usize, ToolOutput> {
-    let Some(cursor) = args.str("cursor") else {
+fn page_start(
+    ctx: &CallContext,
+    cursor: Option<&str>,
+    thread_id: Option<&str>,
+    scope: &str,
+) -> Result<usize, ToolOutput> {
+    let Some(cursor) = cursor else {
         return Ok(0);
     };
     ctx.engine
@@ -1241,7 +1283,7 @@ fn page_start(ctx: &CallContext, args: Args<'_>, scope: &str) -> Result<usize, T
                 CursorError::OtherQuery => "belongs to a listing with other arguments",
             };
             ToolOutput::server_error(
-                args.str("thread_id"),
+                thread_id,
                 format!(
                     "Argument `cursor`: `{cursor}` {why}. Pass the next_cursor of the previous \
                      page with the same arguments, or omit cursor to start from the first page."
@@ -1262,10 +1304,10 @@ fn next_cursor(ctx: &CallContext, scope: &str, end: usize, total: usize) -> Valu
     }
 }
 
-fn projects_list(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
-    let term = args.str("search_term").map(str::to_lowercase);
+fn projects_list(ctx: &CallContext, args: ProjectsList) -> ToolOutput {
+    let term = args.search_term.as_deref().map(str::to_lowercase);
     let scope = format!("projects:{}", term.as_deref().unwrap_or_default());
-    let start = match page_start(ctx, args, &scope) {
+    let start = match page_start(ctx, args.cursor.as_deref(), None, &scope) {
         Ok(start) => start,
         Err(refused) => return refused,
     };
@@ -1298,14 +1340,10 @@ fn projects_list(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
     ToolOutput::ok(json!({"projects": projects, "next_cursor": next}))
 }
 
-fn create_attachment_upload(ctx: &CallContext, args: Args<'_>) -> ToolOutput {
-    let filename = args.str("filename").unwrap_or_default();
-    let mime_type = args.str("mime_type").unwrap_or_default();
-    let size = args
-        .0
-        .get("size_bytes")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
+fn create_attachment_upload(ctx: &CallContext, args: CreateAttachmentUpload) -> ToolOutput {
+    let filename = args.filename.as_str();
+    let mime_type = args.mime_type.as_str();
+    let size = args.size_bytes.as_i64().unwrap_or(0);
     let size = match u64::try_from(size) {
         Ok(size) if size > 0 => size,
         _ => {

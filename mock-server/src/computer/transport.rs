@@ -22,10 +22,15 @@ use tokio_stream::wrappers::{UnboundedReceiverStream, WatchStream};
 use uuid::Uuid;
 
 use super::engine::ProgressSink;
-use super::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
-    SERVER_ERROR, SESSION_NOT_FOUND,
+use super::model::jsonrpc::{
+    ErrorData, Incoming, Outgoing, Progress, ProgressToken, Request, RequestId, Response as Reply,
 };
+use super::model::lifecycle::ResultType;
+use super::model::lifecycle::{
+    ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, ListToolsResult, SERVER_INFO,
+    ServerCapabilities,
+};
+use super::model::version::{HANDSHAKE_VERSIONS, ProtocolVersion};
 use super::modern;
 use super::tools::{self, CallContext};
 use crate::AppState;
@@ -33,17 +38,6 @@ use crate::clock::iso;
 use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
 use crate::http::sse;
 use crate::oauth;
-
-/// Protocol versions of the handshake era this mock speaks, newest first.
-pub const HANDSHAKE_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-/// The version a session gets when the client offers one the mock does not speak.
-pub const LATEST_HANDSHAKE_VERSION: &str = HANDSHAKE_VERSIONS[0];
-
-/// What the server tells a client about using it, in both eras.
-pub(crate) const INSTRUCTIONS: &str = "Perplexity Computer runs long, multi-step tasks. Start or \
-    continue one with call_perplexity_computer and reuse its thread_id. After a `timeout`, call \
-    read_thread; answer questions with answer_question, approvals with \
-    confirm_action_approve/deny, and call notify_connected after a sign-in.";
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -103,27 +97,21 @@ fn refusal_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
 
 /// The 401 answer: a JSON-RPC error body and the `WWW-Authenticate` challenge.
 fn unauthorized(base_url: &str, why: &str) -> Response {
-    let mut response = transport_error(
-        StatusCode::UNAUTHORIZED,
-        SERVER_ERROR,
+    ErrorData::unauthorized(
         format!("Unauthorized: {why}"),
-    );
-    if let Some(value) = oauth::challenge(base_url, why) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, value);
-    }
-    response
+        oauth::challenge(base_url, why),
+    )
+    .into_response()
 }
 
 /// One MCP session.
 #[derive(Debug, Clone)]
 pub(crate) struct Session {
     pub(crate) account: String,
-    pub(crate) protocol_version: String,
+    pub(crate) protocol_version: ProtocolVersion,
     pub(crate) initialized: bool,
     /// The `capabilities` the client declared in `initialize`.
-    pub(crate) capabilities: Value,
+    pub(crate) capabilities: ClientCapabilities,
     /// This session's id (`Mcp-Session-Id`).
     pub(crate) id: String,
     /// Flips to `true` when the session ends, closing its GET streams.
@@ -148,15 +136,6 @@ impl Sessions {
     }
 }
 
-/// An HTTP answer carrying a JSON-RPC error body.
-fn rpc_error(status: StatusCode, id: Option<&Value>, error: &RpcError) -> Response {
-    (status, axum::Json(error.response(id))).into_response()
-}
-
-fn transport_error(status: StatusCode, code: i64, message: impl Into<String>) -> Response {
-    rpc_error(status, None, &RpcError::new(code, message))
-}
-
 /// `POST /rest/computer/mcp`.
 pub(crate) async fn post(
     State(app): State<AppState>,
@@ -165,48 +144,36 @@ pub(crate) async fn post(
     body: Bytes,
 ) -> Response {
     if !content_type_is_json(&headers) {
-        return transport_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            SERVER_ERROR,
+        return ErrorData::unsupported_media_type(
             "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
-        );
+        )
+        .into_response();
     }
     if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
-        return transport_error(
-            StatusCode::NOT_ACCEPTABLE,
-            SERVER_ERROR,
+        return ErrorData::not_acceptable(
             "Not Acceptable: the Accept header must list both application/json and text/event-stream",
-        );
+        )
+        .into_response();
     }
-    let parsed: Value = match serde_json::from_slice(&body) {
-        Ok(value) => value,
-        Err(e) => {
-            return transport_error(
-                StatusCode::BAD_REQUEST,
-                PARSE_ERROR,
-                format!("Parse error: the body is not valid JSON ({e})"),
-            );
-        }
-    };
-    let message = match jsonrpc::classify(&parsed) {
+    let message = match Incoming::parse(&body) {
         Ok(message) => message,
-        Err((id, error)) => return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error),
+        Err(error) => return error.into_response(),
     };
 
     if modern::is_modern(&headers, &message) {
         return modern::post(app, account, &headers, message).await;
     }
-    if let Incoming::Request { id, method, params } = &message {
+    if let Incoming::Request(request) = &message {
         // An initialize that carries a session id is aimed at that session (which is already
         // initialized, or unknown), not a request for a new one.
-        if method == "initialize" && !headers.contains_key(SESSION_HEADER) {
-            return initialize(&app, &account.id, id, params);
+        if request.method == "initialize" && !headers.contains_key(SESSION_HEADER) {
+            return initialize(&app, &account.id, request);
         }
     }
 
     let (session_id, session) = match open_session(&app, &headers, &account.id) {
         Ok(found) => found,
-        Err(response) => return response,
+        Err(error) => return error.into_response(),
     };
 
     match message {
@@ -218,141 +185,135 @@ pub(crate) async fn post(
             }
             StatusCode::ACCEPTED.into_response()
         }
-        Incoming::Response => {
+        Incoming::Response { id, result } => {
             // The answer to a server request (an in-call elicitation) the client POSTed back.
-            super::elicitation::deliver(&app, &session_id, &parsed);
+            super::elicitation::deliver(&app, &session_id, &id, result);
             StatusCode::ACCEPTED.into_response()
         }
-        Incoming::Request { id, method, params } => {
-            request(app, account, session, id, &method, params).await
-        }
+        Incoming::Request(request) => handle(app, account, session, request).await,
     }
 }
 
-fn initialize(app: &AppState, account: &str, id: &Value, params: &Value) -> Response {
-    let requested = params.get("protocolVersion").and_then(Value::as_str);
+fn initialize(app: &AppState, account: &str, request: &Request) -> Response {
+    let requested = request
+        .params
+        .get("protocolVersion")
+        .and_then(Value::as_str);
     let Some(requested) = requested else {
-        let error = RpcError::new(
-            INVALID_PARAMS,
+        return ErrorData::invalid_params(
             "initialize needs params.protocolVersion, for example \"2025-11-25\"",
-        );
-        return rpc_error(StatusCode::BAD_REQUEST, Some(id), &error);
+        )
+        .with_status(StatusCode::BAD_REQUEST)
+        .with_id(Some(request.id.clone()))
+        .into_response();
     };
     // Echo a version we speak; otherwise counter-offer the newest one (MCP lifecycle rules).
-    let version = HANDSHAKE_VERSIONS
-        .iter()
-        .find(|v| **v == requested)
-        .copied()
-        .unwrap_or(LATEST_HANDSHAKE_VERSION);
+    let version =
+        ProtocolVersion::parse_handshake(requested).unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
     let session_id = Uuid::new_v4().simple().to_string();
     let (closed, _) = watch::channel(false);
+    let capabilities = request
+        .params
+        .get("capabilities")
+        .map(ClientCapabilities::read)
+        .unwrap_or_default();
     app.sessions().lock().insert(
         session_id.clone(),
         Session {
             account: account.to_owned(),
-            protocol_version: version.to_owned(),
+            protocol_version: version,
             initialized: false,
-            capabilities: params.get("capabilities").cloned().unwrap_or(json!({})),
+            capabilities,
             id: session_id.clone(),
             closed,
         },
     );
-    let result = json!({
-        "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {
-            "name": "perplexity-computer-mock",
-            "title": "Perplexity Computer (mock)",
-            "version": env!("CARGO_PKG_VERSION"),
-        },
-        "instructions": INSTRUCTIONS,
-    });
-    let mut response = axum::Json(jsonrpc::success(id, result)).into_response();
+    let result = InitializeResult {
+        protocol_version: version,
+        capabilities: ServerCapabilities::HANDSHAKE,
+        server_info: SERVER_INFO,
+        instructions: INSTRUCTIONS,
+    };
+    let mut response = Reply::new(&request.id, result).into_response();
     if let Ok(value) = HeaderValue::from_str(&session_id) {
         response.headers_mut().insert(SESSION_HEADER, value);
     }
     response
 }
 
-async fn request(
+async fn handle(
     app: AppState,
     account: crate::world::Account,
     session: Session,
-    id: Value,
-    method: &str,
-    params: Value,
+    request: Request,
 ) -> Response {
-    let result = match method {
-        "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({"tools": tools::catalog()})),
-        "initialize" => {
-            let error = RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: this session is already initialized. To start a new session, \
-                 send initialize without an Mcp-Session-Id header.",
-            );
-            return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &error);
+    let Request { id, method, params } = request;
+    match method.as_str() {
+        "ping" => Reply::new(&id, EmptyResult {}).into_response(),
+        "tools/list" => {
+            Reply::new(&id, ListToolsResult::handshake(tools::catalog())).into_response()
         }
+        "initialize" => ErrorData::invalid_request(
+            "Invalid Request: this session is already initialized. To start a new session, \
+             send initialize without an Mcp-Session-Id header.",
+        )
+        .with_id(Some(id))
+        .into_response(),
         "tools/call" => {
-            if session.capabilities.get("elicitation").is_some() {
+            if session.capabilities.elicitation.is_some() {
                 return super::elicitation::handshake_call(app, account, session, id, params).await;
             }
-            return call_tool(app, account, &session.protocol_version, id, params).await;
+            call_tool(app, account, session.protocol_version, id, params).await
         }
-        other => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {other}. This server offers ping, tools/list and tools/call."
-            ),
-        )),
-    };
-    match result {
-        Ok(result) => axum::Json(jsonrpc::success(&id, result)).into_response(),
-        Err(error) => rpc_error(StatusCode::OK, Some(&id), &error),
+        other => ErrorData::method_not_found(format!(
+            "Method not found: {other}. This server offers ping, tools/list and tools/call."
+        ))
+        .with_id(Some(id))
+        .into_response(),
     }
+}
+
+/// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
+pub(super) fn tool_name(id: &RequestId, params: &Value) -> Result<String, ErrorData> {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err(
+            ErrorData::invalid_params("tools/call needs params.name, the tool to call")
+                .with_id(Some(id.clone())),
+        );
+    };
+    if !tools::is_tool(name) {
+        return Err(ErrorData::invalid_params(format!(
+            "Unknown tool: {name}. Call tools/list for the twelve tools this server offers."
+        ))
+        .with_id(Some(id.clone())));
+    }
+    Ok(name.to_owned())
 }
 
 /// Answers `tools/call` for a client on protocol `version` (either era).
 pub(super) async fn call_tool(
     app: AppState,
     account: crate::world::Account,
-    version: &str,
-    id: Value,
+    version: ProtocolVersion,
+    id: RequestId,
     params: Value,
 ) -> Response {
-    let Some(name) = params
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        let error = RpcError::new(
-            INVALID_PARAMS,
-            "tools/call needs params.name, the tool to call",
-        );
-        return rpc_error(StatusCode::OK, Some(&id), &error);
+    let name = match tool_name(&id, &params) {
+        Ok(name) => name,
+        Err(error) => return error.into_response(),
     };
-    if !tools::is_tool(&name) {
-        let error = RpcError::new(
-            INVALID_PARAMS,
-            format!(
-                "Unknown tool: {name}. Call tools/list for the twelve tools this server offers."
-            ),
-        );
-        return rpc_error(StatusCode::OK, Some(&id), &error);
-    }
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let version = version.to_owned();
     let runner: Runner = Box::new(move |ctx, progress, _| {
         Box::pin(async move {
             let output = tools::call(&ctx, &name, arguments, progress).await;
-            call_result(&output, &version)
+            call_result(&output, version)
         })
     });
-    run_call(app, account, id, progress_token(&params), false, runner).await
+    run_call(app, account, id, ProgressToken::of(&params), false, runner).await
 }
 
-/// Sends server-to-client messages (requests) on the call's SSE stream.
-pub(super) type ServerMessages = mpsc::UnboundedSender<Value>;
+/// Sends server-to-client messages (requests, as JSON text) on the call's SSE stream.
+pub(super) type ServerMessages = mpsc::UnboundedSender<String>;
 
 /// Runs a call and produces its JSON-RPC `result` (whatever the era and flow make of it).
 pub(super) type Runner = Box<
@@ -364,22 +325,13 @@ pub(super) type Runner = Box<
         + Send,
 >;
 
-/// The request's progress token, if it sent a usable one.
-pub(super) fn progress_token(params: &Value) -> Option<Value> {
-    params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
-        .filter(|t| t.is_string() || t.is_number())
-        .cloned()
-}
-
 /// Answers a call as JSON, or (with a progress token) as an SSE stream of progress
 /// notifications followed by the result.
 pub(super) async fn run_call(
     app: AppState,
     account: crate::world::Account,
-    id: Value,
-    progress_token: Option<Value>,
+    id: RequestId,
+    progress_token: Option<ProgressToken>,
     stream: bool,
     runner: Runner,
 ) -> Response {
@@ -389,19 +341,29 @@ pub(super) async fn run_call(
     };
     if progress_token.is_none() && !stream {
         let result = runner(ctx, None, None).await;
-        return axum::Json(jsonrpc::success(&id, result)).into_response();
+        return Reply::new(&id, result).into_response();
     }
 
     // With a progress token (or server requests to send) the answer is an SSE stream: progress
     // notifications and server requests, then the result.
     // One task runs the call and relays its progress lines, so none can overtake the result.
     let token = progress_token;
-    let (events, receiver) = mpsc::unbounded_channel::<Value>();
+    let (events, receiver) = mpsc::unbounded_channel::<String>();
     let (progress, mut lines) = mpsc::unbounded_channel::<String>();
     let task = tokio::spawn(async move {
+        // Lines only come when the call got a sink, that is when the request sent a token.
         let notify = |count: u64, line: String| {
-            let params = json!({"progressToken": token, "progress": count, "message": line});
-            jsonrpc::notification("notifications/progress", params)
+            token.as_ref().map(|token| {
+                Outgoing::notification(
+                    "notifications/progress",
+                    Progress {
+                        progress_token: token,
+                        progress: count,
+                        message: &line,
+                    },
+                )
+                .to_json()
+            })
         };
         let sink = token.is_some().then_some(progress);
         let call = runner(ctx, sink, Some(events.clone()));
@@ -412,16 +374,20 @@ pub(super) async fn run_call(
                 biased;
                 Some(line) = lines.recv() => {
                     count += 1;
-                    let _ = events.send(notify(count, line));
+                    if let Some(message) = notify(count, line) {
+                        let _ = events.send(message);
+                    }
                 }
                 output = &mut call => break output,
             }
         };
         while let Ok(line) = lines.try_recv() {
             count += 1;
-            let _ = events.send(notify(count, line));
+            if let Some(message) = notify(count, line) {
+                let _ = events.send(message);
+            }
         }
-        let _ = events.send(jsonrpc::success(&id, output));
+        let _ = events.send(Reply::new(&id, output).to_json());
     });
     let guard = AbortOnDrop(task);
     let mut event_id = 0u64;
@@ -432,7 +398,7 @@ pub(super) async fn run_call(
         sse::Event {
             name: Some("message"),
             id: Some(&event_id.to_string()),
-            data: &message.to_string(),
+            data: &message,
         }
         .encode()
     });
@@ -440,10 +406,10 @@ pub(super) async fn run_call(
 }
 
 /// The `CallToolResult` for `version`; modern results also carry `resultType` and server info.
-pub(super) fn call_result(output: &super::render::ToolOutput, version: &str) -> Value {
+pub(super) fn call_result(output: &super::render::ToolOutput, version: ProtocolVersion) -> Value {
     let mut result = output.to_call_result(version);
-    if version == modern::MODERN_VERSION {
-        modern::finish_result(&mut result, "complete");
+    if version.is_stateless() {
+        modern::finish_result(&mut result, ResultType::Complete);
     }
     result
 }
@@ -464,18 +430,17 @@ pub(crate) async fn get(
     headers: HeaderMap,
 ) -> Response {
     if let Some(refusal) = modern::refuse_non_post(&headers) {
-        return refusal;
+        return refusal.into_response();
     }
     if !accepts(&headers, "text/event-stream") {
-        return transport_error(
-            StatusCode::NOT_ACCEPTABLE,
-            SERVER_ERROR,
+        return ErrorData::not_acceptable(
             "Not Acceptable: the GET stream needs Accept: text/event-stream",
-        );
+        )
+        .into_response();
     }
     let (_, session) = match open_session(&app, &headers, &account.id) {
         Ok(found) => found,
-        Err(response) => return response,
+        Err(error) => return error.into_response(),
     };
     // The mock sends nothing unsolicited in this era; the stream stays open until the session ends.
     let closed = WatchStream::new(session.closed.subscribe());
@@ -492,11 +457,11 @@ pub(crate) async fn delete(
     headers: HeaderMap,
 ) -> Response {
     if let Some(refusal) = modern::refuse_non_post(&headers) {
-        return refusal;
+        return refusal.into_response();
     }
     let session_id = match session_id(&headers) {
         Ok(id) => id,
-        Err(response) => return response,
+        Err(error) => return error.into_response(),
     };
     let mut sessions = app.sessions().lock();
     match sessions.get(&session_id) {
@@ -506,29 +471,25 @@ pub(crate) async fn delete(
             }
             StatusCode::OK.into_response()
         }
-        _ => session_not_found(),
+        _ => session_not_found().into_response(),
     }
 }
 
 /// 404 for an unknown, ended or someone else's session, as the transport spec requires.
-fn session_not_found() -> Response {
-    transport_error(
-        StatusCode::NOT_FOUND,
-        SESSION_NOT_FOUND,
+fn session_not_found() -> ErrorData {
+    ErrorData::session_not_found(
         "Session not found: it ended or never existed. Send a new initialize request without an \
          Mcp-Session-Id header.",
     )
 }
 
-fn session_id(headers: &HeaderMap) -> Result<String, Response> {
+fn session_id(headers: &HeaderMap) -> Result<String, ErrorData> {
     headers
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .ok_or_else(|| {
-            transport_error(
-                StatusCode::BAD_REQUEST,
-                SERVER_ERROR,
+            ErrorData::bad_request(
                 "Bad Request: Mcp-Session-Id header is required. Send initialize first and echo \
                  the Mcp-Session-Id it returns on every later request.",
             )
@@ -541,7 +502,7 @@ fn open_session(
     app: &AppState,
     headers: &HeaderMap,
     account: &str,
-) -> Result<(String, Session), Response> {
+) -> Result<(String, Session), ErrorData> {
     let session_id = session_id(headers)?;
     let session = app
         .sessions()
@@ -552,7 +513,7 @@ fn open_session(
     Ok((session_id, session))
 }
 
-fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Response> {
+fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), ErrorData> {
     // Absent means 2025-03-26 (transport spec). A supported version other than the negotiated
     // one is tolerated, as the official conformance runner sends 2025-03-26 on a 2025-11-25
     // session; only a value this server does not speak is refused.
@@ -560,19 +521,15 @@ fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Re
         return Ok(());
     };
     let value = value.to_str().unwrap_or_default();
-    if HANDSHAKE_VERSIONS.contains(&value) {
+    if ProtocolVersion::parse_handshake(value).is_some() {
         return Ok(());
     }
-    Err(transport_error(
-        StatusCode::BAD_REQUEST,
-        SERVER_ERROR,
-        format!(
-            "Bad Request: unsupported MCP-Protocol-Version `{value}`; this session negotiated {} \
+    Err(ErrorData::bad_request(format!(
+        "Bad Request: unsupported MCP-Protocol-Version `{value}`; this session negotiated {} \
              (supported: {})",
-            session.protocol_version,
-            HANDSHAKE_VERSIONS.join(", ")
-        ),
-    ))
+        session.protocol_version,
+        HANDSHAKE_VERSIONS.join(", ")
+    )))
 }
 
 fn content_type_is_json(headers: &HeaderMap) -> bool {
