@@ -5,10 +5,12 @@ pub(crate) mod engine;
 mod model;
 mod modern;
 mod render;
+mod service;
 mod tasks;
 pub(crate) mod thread;
 mod tools;
 mod transport;
+mod view;
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -18,12 +20,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 pub(crate) use elicitation::Elicitations;
+pub use model::elicitation::form_content_problem;
 pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
-pub(crate) use render::{file_bytes, file_facts};
 pub(crate) use tasks::Tasks;
-pub use tasks::form_content_problem;
 pub use tools::TOOL_NAMES;
 pub(crate) use transport::Sessions;
+pub(crate) use view::{file_bytes, file_facts};
 
 use crate::AppState;
 use crate::oauth::MCP_PATH;

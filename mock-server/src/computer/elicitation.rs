@@ -17,23 +17,24 @@
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
 
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use super::engine::{CALL_WAIT, Follow, ProgressSink};
+use super::engine::{Follow, ProgressSink};
+use super::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
+use super::model::content::Reply as ToolReply;
+use super::model::elicitation::{
+    ElicitAction, ElicitParams, InputRequest, InputRequests, InputRequiredResult,
+    form_content_problem,
+};
 use super::model::jsonrpc::{ErrorData, Outgoing, ProgressToken, RequestId, Response as Reply};
 use super::model::lifecycle::ElicitationModes as Modes;
-use super::model::lifecycle::ResultType;
+use super::model::results::{AwaitingKind, Checkpoint, Event, Interactive, TaskStatus};
 use super::model::version::ProtocolVersion;
-use super::modern;
-use super::render::{FileLink, ToolOutput};
-use super::tasks::{form_content_problem, question_message, question_schema};
-use super::thread::RequestKind;
-use super::tools::{self, CallContext};
+use super::service::{Service, Wait};
 use super::transport::{self, Runner, Session};
 use crate::AppState;
 use crate::world::Account;
@@ -59,17 +60,20 @@ impl Elicitations {
     }
 }
 
+/// One MRTR round waiting for its retry.
 #[derive(Debug, Clone)]
 struct Pending {
     account: String,
+    /// The tool the retry must name.
     tool: String,
-    /// The event result the call would have returned, for declines.
-    event: Value,
+    /// The result the call would have returned, for declines.
+    event: Box<Checkpoint>,
     key: String,
     ask: Ask,
     used: bool,
 }
 
+/// What a round asked.
 #[derive(Debug, Clone)]
 enum Ask {
     Questions {
@@ -98,106 +102,73 @@ fn invalid(id: &RequestId, message: String) -> Response {
         .into_response()
 }
 
-fn finished(output: &ToolOutput) -> Value {
-    let mut result = transport::call_result(output, ProtocolVersion::STATELESS);
-    modern::finish_result(&mut result, ResultType::Complete);
-    result
+/// The stateless result of a reply.
+fn finished(reply: ToolReply) -> Value {
+    transport::call_result(reply, ProtocolVersion::STATELESS)
 }
 
-/// What to ask instead of returning `output`, if anything.
-fn ask_for(
-    app: &AppState,
-    account: &str,
-    modes: Modes,
-    output: &ToolOutput,
-) -> Option<(Ask, Value)> {
-    let body = &output.body;
-    let thread_id = body.get("thread_id").and_then(Value::as_str)?;
-    if body.get("pending_interactions").is_some() {
+/// What to ask instead of returning `reply`, if anything: one question form, confirmation or
+/// sign-in the client's modes allow, or the page a form or top-up is finished on.
+fn ask_for(modes: Modes, reply: &ToolReply) -> Option<(Ask, ElicitParams)> {
+    let asked = reply.checkpoint()?;
+    if !asked.pending_interactions.is_empty() {
         return None;
     }
-    let event = body.get("event").and_then(Value::as_str)?;
     // A Perplexity-only form or a top-up: a URL the user finishes on, then a message continues.
-    let page = match event {
-        "interaction_required" => body.pointer("/interactive/url"),
-        "insufficient_credits" => body.pointer("/interactive/billing_url"),
+    let page = match (&asked.event, &asked.interactive) {
+        (Event::InteractionRequired, Some(Interactive::InteractionRequired { url, .. }))
+        | (
+            Event::InsufficientCredits,
+            Some(Interactive::InsufficientCredits {
+                billing_url: url, ..
+            }),
+        ) => Some(url),
         _ => None,
     };
-    if let Some(url) = page.and_then(Value::as_str) {
-        if !modes.url {
-            return None;
-        }
-        let message = body.get("text").and_then(Value::as_str).unwrap_or_default();
-        return Some((
-            Ask::Page,
-            json!({"mode": "url", "message": message, "url": url}),
-        ));
+    if let Some(url) = page {
+        return modes.url.then(|| {
+            (
+                Ask::Page,
+                ElicitParams::url(asked.text.clone(), url.clone()),
+            )
+        });
     }
     if !matches!(
-        event,
-        "ask_user_question" | "confirm_action" | "auth_required"
+        asked.event,
+        Event::AskUserQuestion | Event::ConfirmAction | Event::AuthRequired
     ) {
         return None;
     }
-    app.engine()
-        .with_thread(account, thread_id, |thread, ctx| {
-            let entry = thread.latest()?;
-            let mut open = entry.open_requests();
-            let request = open.next()?;
-            if open.next().is_some() {
-                return None;
-            }
-            match &request.kind {
-                RequestKind::Question(questions) if modes.form => {
-                    if questions
-                        .iter()
-                        .any(|q| q.allow_multiple || q.allow_attachments)
-                    {
-                        return None;
-                    }
-                    let schema = question_schema(questions);
-                    let message = question_message(questions);
-                    Some((
-                        Ask::Questions {
-                            request_id: request.id.clone(),
-                            schema: schema.clone(),
-                        },
-                        json!({"mode": "form", "message": message, "requestedSchema": schema}),
-                    ))
-                }
-                RequestKind::Confirm { action, .. } if modes.form => Some((
-                    Ask::Confirm {
-                        request_id: request.id.clone(),
-                    },
-                    json!({"mode": "form", "message": action,
-                           "requestedSchema": {"type": "object", "properties": {}}}),
-                )),
-                RequestKind::SignIn(spec) if modes.url => Some((
-                    Ask::SignIn {
-                        request_id: request.id.clone(),
-                    },
-                    json!({"mode": "url",
-                           "message": format!("Sign in to {} so Computer can continue.", spec.display_name),
-                           "url": ctx.auth_url(thread, request)}),
-                )),
-                _ => None,
-            }
-        })
-        .ok()
-        .flatten()
+    let mut requests = asked.awaiting.iter().filter(|a| !a.kind.is_page());
+    let request = requests.next()?;
+    if requests.next().is_some() {
+        return None;
+    }
+    let request_id = request.request_id.clone();
+    let ask = match &request.kind {
+        AwaitingKind::Questions {
+            schema,
+            fits_a_form: true,
+            ..
+        } if modes.form => Ask::Questions {
+            request_id,
+            schema: schema.clone(),
+        },
+        AwaitingKind::Confirm { .. } if modes.form => Ask::Confirm { request_id },
+        AwaitingKind::SignIn { .. } if modes.url => Ask::SignIn { request_id },
+        _ => return None,
+    };
+    Some((ask, ElicitParams::asking(&request.kind)?))
 }
 
-/// The call's answer: an `InputRequiredResult` when the output waits on something the client
+/// The call's answer: an `InputRequiredResult` when the reply waits on something the client
 /// can elicit, else the tool result.
-fn intercept(
-    app: &AppState,
-    account: &str,
-    modes: Modes,
-    tool: &str,
-    output: &ToolOutput,
-) -> Value {
-    let Some((ask, params)) = ask_for(app, account, modes, output) else {
-        return finished(output);
+fn intercept(app: &AppState, account: &str, modes: Modes, tool: &str, reply: ToolReply) -> Value {
+    let Some((ask, params)) = ask_for(modes, &reply) else {
+        return finished(reply);
+    };
+    let ToolReply::Checkpoint(event) = reply else {
+        return finished(reply);
     };
     let prefix = match ask {
         Ask::Questions { .. } => "answer",
@@ -212,19 +183,14 @@ fn intercept(
         Pending {
             account: account.to_owned(),
             tool: tool.to_owned(),
-            event: finished(output),
+            event,
             key: key.clone(),
             ask,
             used: false,
         },
     );
-    let mut result = json!({
-        "resultType": "input_required",
-        "inputRequests": {key: {"method": "elicitation/create", "params": params}},
-        "requestState": state,
-    });
-    modern::finish_result(&mut result, ResultType::InputRequired);
-    result
+    let requests = InputRequests(vec![(key, InputRequest::new(params))]);
+    serde_json::to_value(InputRequiredResult::new(requests, state)).unwrap_or_default()
 }
 
 /// `tools/call` from a 2026-07-28 client that declared elicitation (and is not starting a task).
@@ -239,18 +205,19 @@ pub(crate) async fn call(
         return transport::call_tool(app, account, ProtocolVersion::STATELESS, id, params).await;
     };
     let token = ProgressToken::of(&params);
+    let service = Service::new(app.engine());
     let retry = params.get("requestState").or(params.get("inputResponses"));
     if retry.is_none() {
         let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
         let state = app.clone();
-        let account_id = account.id.clone();
-        let runner: Runner = Box::new(move |ctx, progress, _| {
+        let runner: Runner = Box::new(move |progress, _| {
             Box::pin(async move {
-                let output = tools::call(&ctx, &tool, arguments, progress).await;
-                intercept(&state, &account_id, modes, &tool, &output)
+                let wait = service.call_wait(progress);
+                let reply = super::tools::call(&service, &account, &tool, arguments, wait).await;
+                intercept(&state, &account.id, modes, &tool, reply)
             })
         });
-        return transport::run_call(app, account, id, token, false, runner).await;
+        return transport::run_call(id, token, false, runner).await;
     }
 
     // A retry: check everything before anything changes.
@@ -297,25 +264,18 @@ pub(crate) async fn call(
         );
     }
     let response = responses.get(&pending.key).cloned().unwrap_or(Value::Null);
-    let action = response
-        .get("action")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    if !matches!(action.as_str(), "accept" | "decline" | "cancel") {
+    let Some(action) = ElicitAction::of(&response) else {
         // Nothing usable came back: ask again (MRTR's SHOULD), with the same state.
-        let mut result = json!({
-            "resultType": "input_required",
-            "inputRequests": {},
-            "requestState": state_token,
-        });
-        if let Some(ask) = rebuild_request(&pending) {
-            result["inputRequests"] = json!({pending.key.clone(): ask});
+        let mut requests = InputRequests::default();
+        if let Ask::Questions { schema, .. } = &pending.ask {
+            let params = ElicitParams::form("Please answer the question.", schema.clone());
+            requests
+                .0
+                .push((pending.key.clone(), InputRequest::new(params)));
         }
-        modern::finish_result(&mut result, ResultType::InputRequired);
-        return Reply::new(&id, result).into_response();
-    }
-    if action == "accept"
+        return Reply::new(&id, InputRequiredResult::new(requests, state_token)).into_response();
+    };
+    if action == ElicitAction::Accept
         && let Ask::Questions { schema, .. } = &pending.ask
         && let Some(problem) = form_content_problem(schema, response.get("content"))
     {
@@ -333,154 +293,127 @@ pub(crate) async fn call(
     }
     let content = response.get("content").cloned();
     let state = app.clone();
-    let account_id = account.id.clone();
-    let runner: Runner = Box::new(move |ctx, progress, _| {
+    let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let next = answer(
-                &ctx,
-                &pending.event["structuredContent"],
+                &service,
+                &account,
+                &pending.event,
                 &pending.ask,
-                &action,
+                action,
                 content,
                 progress,
             )
             .await;
             match next {
-                Some((tool, output)) => intercept(&state, &account_id, modes, &tool, &output),
+                Some((tool, reply)) => intercept(&state, &account.id, modes, tool, reply),
                 // Declined or cancelled: the event, to answer later with the tools.
-                None => pending.event.clone(),
+                None => finished(ToolReply::Checkpoint(pending.event)),
             }
         })
     });
-    transport::run_call(app, account, id, token, false, runner).await
+    transport::run_call(id, token, false, runner).await
 }
 
-/// Acts on the user's answer to an elicited request, as the document maps it: the tool that
-/// ran and what it answered, or `None` when the event should be returned as it was.
+/// Acts on the user's answer to an elicited request, as the document maps it: the tool whose
+/// command ran and what it answered, or `None` when the event should be returned as it was.
 async fn answer(
-    ctx: &CallContext,
-    asked: &Value,
+    service: &Service,
+    account: &Account,
+    asked: &Checkpoint,
     ask: &Ask,
-    action: &str,
+    action: ElicitAction,
     content: Option<Value>,
     progress: Option<ProgressSink>,
-) -> Option<(String, ToolOutput)> {
-    let thread = asked["thread_id"].as_str().unwrap_or("");
-    let (tool, args) = match (ask, action) {
-        (Ask::Questions { request_id, .. }, "accept") => (
-            "answer_question",
-            json!({"thread_id": thread, "answers": content, "followup_uuid": request_id}),
-        ),
-        (Ask::Confirm { request_id }, "accept") => (
-            "confirm_action_approve",
-            json!({"thread_id": thread, "result": "Approved.", "followup_uuid": request_id}),
-        ),
-        (Ask::Confirm { request_id }, "decline") => (
-            "confirm_action_deny",
-            json!({"thread_id": thread, "result": "Declined.", "followup_uuid": request_id}),
-        ),
-        (Ask::SignIn { request_id }, "accept") if signed_in_on_page(ctx, thread, request_id) => {
-            let output = ctx
-                .engine
-                .wait(
-                    &ctx.account.id,
-                    thread,
-                    Follow::Latest {
-                        activity_from: usize::MAX,
-                    },
-                    progress,
-                )
-                .await;
-            return Some(("call_perplexity_computer".to_owned(), output));
+) -> Option<(&'static str, ToolReply)> {
+    let thread_id = asked.thread_id.clone();
+    // "If the result also had files or sources, the call returns right after your answer with
+    // task_status: working and those files": answer without waiting, then hand them back.
+    let form = matches!(ask, Ask::Questions { .. } | Ask::Confirm { .. });
+    let at_once = form && !(asked.files.is_empty() && asked.sources.is_empty());
+    let wait = if at_once {
+        Wait {
+            progress,
+            ..Wait::none()
+        }
+    } else {
+        service.call_wait(progress)
+    };
+    let decision = |request_id: &str, result: &str| ConfirmAction {
+        thread_id: thread_id.clone(),
+        result: result.to_owned(),
+        attachment_urls: Vec::new(),
+        followup_uuid: Some(request_id.to_owned()),
+    };
+    let (tool, reply) = match (ask, action) {
+        (Ask::Questions { request_id, .. }, ElicitAction::Accept) => {
+            let answers = match content {
+                Some(Value::Object(answers)) => answers,
+                _ => Map::new(),
+            };
+            let args = AnswerQuestion {
+                thread_id: thread_id.clone(),
+                answers,
+                attachment_urls: Vec::new(),
+                followup_uuid: Some(request_id.clone()),
+            };
+            ("answer_question", service.answer(account, args, wait).await)
+        }
+        (Ask::Confirm { request_id }, ElicitAction::Accept) => {
+            let args = decision(request_id, "Approved.");
+            let reply = service.confirm(account, args, true, wait).await;
+            ("confirm_action_approve", reply)
+        }
+        (Ask::Confirm { request_id }, ElicitAction::Decline) => {
+            let args = decision(request_id, "Declined.");
+            let reply = service.confirm(account, args, false, wait).await;
+            ("confirm_action_deny", reply)
+        }
+        (Ask::SignIn { request_id }, ElicitAction::Accept)
+            if !service.is_waiting_on(account, &thread_id, request_id) =>
+        {
+            // The user finished the sign-in on its page: follow the request it resumed.
+            let follow = Follow::Latest {
+                activity_from: usize::MAX,
+            };
+            let reply = service.follow(account, &thread_id, follow, wait).await;
+            ("call_perplexity_computer", reply)
         }
         // The user finished on the page: a message continues the thread (if the page was not
         // finished, the same request comes back).
-        (Ask::Page, "accept") => (
-            "call_perplexity_computer",
-            json!({"thread_id": thread, "message": "Done, please continue."}),
-        ),
+        (Ask::Page, ElicitAction::Accept) => {
+            let args = CallComputer {
+                thread_id: Some(thread_id.clone()),
+                message: Some("Done, please continue.".to_owned()),
+                ..CallComputer::default()
+            };
+            let reply = service.send(account, args, wait).await.reply;
+            ("call_perplexity_computer", reply)
+        }
         _ => return None,
     };
-    let form = matches!(ask, Ask::Questions { .. } | Ask::Confirm { .. });
-    if !(form && carries_files_or_sources(asked)) {
-        let output = tools::call(ctx, tool, args, progress).await;
-        return Some((tool.to_owned(), output));
+    let timed_out = reply
+        .checkpoint()
+        .is_some_and(|c| c.event == Event::Timeout);
+    if at_once && timed_out {
+        return Some((tool, continuing_with(asked).into()));
     }
-    // "If the result also had files or sources, the call returns right after your answer with
-    // task_status: working and those files": answer without waiting, then hand them back.
-    let output = CALL_WAIT
-        .scope(Duration::ZERO, tools::call(ctx, tool, args, progress))
-        .await;
-    if output.body["event"] != "timeout" {
-        // The answer led straight to another checkpoint (say, a second question): return it.
-        return Some((tool.to_owned(), output));
-    }
-    Some((tool.to_owned(), continuing_with(asked)))
-}
-
-fn carries_files_or_sources(asked: &Value) -> bool {
-    ["files", "sources"].iter().any(|key| {
-        asked[*key]
-            .as_array()
-            .is_some_and(|items| !items.is_empty())
-    })
+    // The answer led straight to another checkpoint (say, a second question): return it.
+    Some((tool, reply))
 }
 
 /// The result returned right after an answer when the asking result had files or sources.
-fn continuing_with(asked: &Value) -> ToolOutput {
-    let mut body = json!({
-        "thread_id": asked["thread_id"],
-        "event": "complete",
-        "text": "Your answer was sent and Computer is continuing this request. Use read_thread \
-                 to follow the rest of the task.",
-        "task_status": "working",
-    });
-    for key in ["sources", "files"] {
-        if carries_files_or_sources(&json!({key: asked[key]})) {
-            body[key] = asked[key].clone();
-        }
-    }
-    let links = asked["files"]
-        .as_array()
-        .map(|files| {
-            files
-                .iter()
-                .map(|file| FileLink {
-                    url: file["url"].as_str().unwrap_or_default().to_owned(),
-                    name: file["filename"].as_str().unwrap_or_default().to_owned(),
-                    mime_type: file["media_type"].as_str().map(str::to_owned),
-                    size: file["size_bytes"].as_u64(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut output = ToolOutput::ok(body);
-    output.links = links;
-    output
-}
-
-/// Whether the user finished a sign-in on its page (the request is no longer open).
-fn signed_in_on_page(ctx: &CallContext, thread_id: &str, request_id: &str) -> bool {
-    ctx.engine
-        .with_thread(&ctx.account.id, thread_id, |thread, _| {
-            !thread
-                .latest()
-                .is_some_and(|e| e.open_requests().any(|r| r.id == request_id))
-        })
-        .unwrap_or(false)
-}
-
-fn rebuild_request(pending: &Pending) -> Option<Value> {
-    let mut params = Map::new();
-    match &pending.ask {
-        Ask::Questions { schema, .. } => {
-            params.insert("mode".into(), "form".into());
-            params.insert("message".into(), "Please answer the question.".into());
-            params.insert("requestedSchema".into(), schema.clone());
-        }
-        _ => return None,
-    }
-    Some(json!({"method": "elicitation/create", "params": params}))
+fn continuing_with(asked: &Checkpoint) -> Checkpoint {
+    let mut checkpoint = Checkpoint::bare(
+        asked.thread_id.clone(),
+        Event::Complete,
+        "Your answer was sent and Computer is continuing this request. Use read_thread to \
+         follow the rest of the task.",
+        TaskStatus::Working,
+    );
+    checkpoint.sources = asked.sources.clone();
+    checkpoint.files = asked.files.clone();
+    checkpoint
 }
 
 /// Server requests awaiting the client's POSTed response, by session and request id.
@@ -538,21 +471,20 @@ pub(crate) async fn handshake_call(
     }
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
     let token = ProgressToken::of(&params);
+    let service = Service::new(app.engine());
     let state = app.clone();
-    let account_id = account.id.clone();
     let session_id = session.id.clone();
-    let runner: Runner = Box::new(move |ctx, progress, server| {
+    let runner: Runner = Box::new(move |progress, server| {
         Box::pin(async move {
-            let mut output = tools::call(&ctx, &tool, arguments, progress.clone()).await;
-            while let (Some((ask, mut params)), Some(server)) =
-                (ask_for(&state, &account_id, modes, &output), &server)
-            {
+            let wait = service.call_wait(progress.clone());
+            let mut reply = super::tools::call(&service, &account, &tool, arguments, wait).await;
+            while let (Some((ask, mut params)), Some(server)) = (ask_for(modes, &reply), &server) {
                 let request_id = format!("elicit-{}", Uuid::new_v4().simple());
                 if !version.has_url_elicitation() {
                     // 2025-06-18 has no `mode` field (form only).
-                    params.as_object_mut().map(|p| p.remove("mode"));
-                } else if params["mode"] == "url" {
-                    params["elicitationId"] = Uuid::new_v4().to_string().into();
+                    params.mode = None;
+                } else if params.url.is_some() {
+                    params.elicitation_id = Some(Uuid::new_v4().to_string());
                 }
                 let (sender, receiver) = oneshot::channel();
                 state
@@ -569,27 +501,36 @@ pub(crate) async fn handshake_call(
                     break;
                 };
                 let result = result.unwrap_or(Value::Null);
-                let action = result
-                    .get("action")
-                    .and_then(Value::as_str)
-                    .unwrap_or("cancel")
-                    .to_owned();
+                // A missing or unknown action answers nothing, as a cancel does.
+                let action = ElicitAction::of(&result).unwrap_or(ElicitAction::Cancel);
                 let content = result.get("content").cloned();
                 // Content that does not fit the form answers nothing: the event comes back.
                 if let Ask::Questions { schema, .. } = &ask
-                    && action == "accept"
+                    && action == ElicitAction::Accept
                     && form_content_problem(schema, content.as_ref()).is_some()
                 {
                     break;
                 }
-                let asked = output.body.clone();
-                match answer(&ctx, &asked, &ask, &action, content, progress.clone()).await {
-                    Some((_, next)) => output = next,
+                let Some(asked) = reply.checkpoint().cloned() else {
+                    break;
+                };
+                match answer(
+                    &service,
+                    &account,
+                    &asked,
+                    &ask,
+                    action,
+                    content,
+                    progress.clone(),
+                )
+                .await
+                {
+                    Some((_, next)) => reply = next,
                     None => break,
                 }
             }
-            transport::call_result(&output, version)
+            transport::call_result(reply, version)
         })
     });
-    transport::run_call(app, account, id, token, true, runner).await
+    transport::run_call(id, token, true, runner).await
 }

@@ -19,14 +19,19 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-use super::engine::CALL_WAIT;
+use super::model::arguments::CallComputer;
+use super::model::content::Reply as ToolReply;
+use super::model::elicitation::form_content_problem;
 use super::model::jsonrpc::{ErrorData, RequestId, Response as Reply};
 use super::model::lifecycle::ResultType;
+use super::model::results::{Checkpoint, Event, TaskStatus};
 use super::model::version::ProtocolVersion;
 use super::modern;
-use super::render::{self, RenderContext, ToolOutput};
+use super::render;
+use super::service::{Service, Wait};
 use super::thread::{InputKind, Phase, RequestKind, RequestState, Thread};
-use super::tools::{self, CallContext};
+use super::tools;
+use super::view::{self, Links, question_message, question_schema};
 use crate::AppState;
 use crate::clock::{iso, to_chrono};
 use crate::world::Account;
@@ -94,29 +99,22 @@ impl AppState {
     }
 }
 
+/// Who calls, through which door.
+struct CallContext {
+    service: Service,
+    account: Account,
+}
+
 fn ctx(app: &AppState, account: Account) -> CallContext {
     CallContext {
-        engine: app.engine(),
+        service: Service::new(app.engine()),
         account,
     }
 }
 
 /// Runs a tool without waiting for Computer: the client polls instead.
-async fn call_now(ctx: &CallContext, tool: &str, args: Value) -> ToolOutput {
-    CALL_WAIT
-        .scope(Duration::ZERO, tools::call(ctx, tool, args, None))
-        .await
-}
-
-/// Whether a `call_perplexity_computer` output means a message was sent (a task exists),
-/// rather than a refusal before anything was sent (invalid argument, credits, access).
-fn started(output: &ToolOutput) -> Option<String> {
-    let body = &output.body;
-    let thread_id = body.get("thread_id").and_then(Value::as_str)?;
-    let event = body.get("event").and_then(Value::as_str).unwrap_or("");
-    let refused = matches!(event, "access_denied" | "insufficient_credits")
-        || (event == "error" && body.get("error_code").is_none());
-    (!refused).then(|| thread_id.to_owned())
+async fn call_now(ctx: &CallContext, tool: &str, args: Value) -> ToolReply {
+    tools::call(&ctx.service, &ctx.account, tool, args, Wait::none()).await
 }
 
 fn invalid_params(id: &RequestId, message: String) -> Response {
@@ -143,41 +141,28 @@ pub(crate) async fn create(
 ) -> Response {
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
     let ctx = ctx(&app, account.clone());
-    let counts = |thread: &Thread| (thread.entries.len(), thread.queue.len());
-    let follow_up = arguments
-        .get("thread_id")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let before = follow_up
-        .as_deref()
-        .and_then(|thread| {
-            app.engine()
-                .with_thread(&account.id, thread, |t, _| counts(t))
-                .ok()
-        })
-        .unwrap_or((0, 0));
-    let output = call_now(&ctx, "call_perplexity_computer", arguments).await;
-    let Some(thread_id) = started(&output) else {
-        // Nothing was sent: a regular tool result, as the document says.
-        let mut result = output.to_call_result(ProtocolVersion::STATELESS);
-        modern::finish_result(&mut result, ResultType::Complete);
-        return Reply::new(&id, result).into_response();
+    let sent = match tools::arguments::<CallComputer>("call_perplexity_computer", &arguments) {
+        Ok(args) => {
+            let follow_up = args.thread_id.is_some();
+            let sent = ctx.service.send(&account, args, Wait::none()).await;
+            sent.delivered
+                .map(|delivered| (follow_up, delivered))
+                .ok_or(sent.reply)
+        }
+        Err(refused) => Err(refused),
     };
-    let after = app
-        .engine()
-        .with_thread(&account.id, &thread_id, |t, _| counts(t))
-        .unwrap_or(before);
+    let (follow_up, (thread_id, delivered)) = match sent {
+        Ok(sent) => sent,
+        Err(reply) => {
+            // Nothing was sent: a regular tool result, as the document says.
+            let result = render::call_result(reply, ProtocolVersion::STATELESS).stateless();
+            return Reply::new(&id, result).into_response();
+        }
+    };
     // A new entry, a queued message (its entry comes once the current request ends), or a
     // message that resumed the waiting request (no new entry).
-    let (first_entry, previous_last) = if after.0 > before.0 {
-        (before.0, before.0.checked_sub(1))
-    } else if after.1 > before.1 {
-        (after.0, after.0.checked_sub(1))
-    } else {
-        let resumed = after.0.saturating_sub(1);
-        (resumed, Some(resumed))
-    };
-    if follow_up.is_some()
+    let (first_entry, previous_last) = (delivered.entry, delivered.previous);
+    if follow_up
         && let Some(previous) = current_task(&app, &account.id, &thread_id)
         && let Some(task) = app.tasks().lock().get_mut(&previous)
         && task.last_entry.is_none()
@@ -310,11 +295,7 @@ enum Asked {
 }
 
 /// The outstanding requests of the thread's latest entry, keyed as this task names them.
-fn outstanding(
-    task: &Task,
-    thread: &Thread,
-    ctx: &RenderContext<'_>,
-) -> Vec<(String, Outstanding)> {
+fn outstanding(task: &Task, thread: &Thread, ctx: &Links<'_>) -> Vec<(String, Outstanding)> {
     let Some(entry) = thread.latest() else {
         return Vec::new();
     };
@@ -396,108 +377,6 @@ fn outstanding(
     out
 }
 
-/// The questions of one form, one per line, as the elicitation `message`.
-pub(crate) fn question_message(questions: &[crate::scenario::QuestionSpec]) -> String {
-    questions
-        .iter()
-        .map(|q| q.question.as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// A flat elicitation form for a set of questions.
-pub(crate) fn question_schema(questions: &[crate::scenario::QuestionSpec]) -> Value {
-    let mut properties = Map::new();
-    for q in questions {
-        let property = match (q.options.is_empty(), q.allow_multiple) {
-            (false, true) => json!({"type": "array", "title": q.question,
-                                    "items": {"type": "string", "enum": q.options}}),
-            (false, false) => json!({"type": "string", "title": q.question, "enum": q.options}),
-            (true, _) => json!({"type": "string", "title": q.question}),
-        };
-        properties.insert(q.id.clone(), property);
-    }
-    let required: Vec<&str> = questions.iter().map(|q| q.id.as_str()).collect();
-    json!({"type": "object", "properties": properties, "required": required})
-}
-
-/// Why accepted form `content` does not fit `schema` (a flat elicitation form), if it does not:
-/// the mock refuses such answers, and the conformance suite judges clients by the same test.
-pub fn form_content_problem(schema: &Value, content: Option<&Value>) -> Option<String> {
-    let Some(content) = content.and_then(Value::as_object) else {
-        return Some("an accepted form needs `content`, an object".into());
-    };
-    let empty = Map::new();
-    let properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    if let Some(extra) = content.keys().find(|k| !properties.contains_key(*k)) {
-        return Some(format!("`{extra}` is not a field of this form"));
-    }
-    for required in schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        if !content.contains_key(required) {
-            return Some(format!("the required field `{required}` is missing"));
-        }
-    }
-    for (key, value) in content {
-        if let Some(problem) = property_problem(&properties[key], value) {
-            return Some(format!("`{key}`: {problem}"));
-        }
-    }
-    None
-}
-
-/// Choices a property allows (`enum`, or `oneOf`/`anyOf` of `const`), if it restricts them.
-fn choices(property: &Value) -> Option<Vec<&Value>> {
-    if let Some(values) = property.get("enum").and_then(Value::as_array) {
-        return Some(values.iter().collect());
-    }
-    ["oneOf", "anyOf"].into_iter().find_map(|k| {
-        property
-            .get(k)
-            .and_then(Value::as_array)
-            .map(|options| options.iter().filter_map(|o| o.get("const")).collect())
-    })
-}
-
-fn property_problem(property: &Value, value: &Value) -> Option<String> {
-    let kind = property
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("string");
-    let fits = match kind {
-        "string" => value.is_string(),
-        "number" => value.is_number(),
-        "integer" => value.is_i64() || value.is_u64(),
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        _ => true,
-    };
-    if !fits {
-        return Some(format!("{value} is not of type {kind}"));
-    }
-    let (allowed, values): (Option<Vec<&Value>>, Vec<&Value>) = match value {
-        Value::Array(items) => (
-            property.get("items").and_then(choices),
-            items.iter().collect(),
-        ),
-        _ => (choices(property), vec![value]),
-    };
-    if let Some(allowed) = allowed
-        && let Some(bad) = values.iter().find(|v| !allowed.contains(v))
-    {
-        return Some(format!("{bad} is not one of the offered choices"));
-    }
-    None
-}
-
 /// Moves the thread on where the task flow (not a tool call) finishes a request: credits added
 /// after a top-up (a sign-in page resumes Computer by itself).
 async fn continue_after_pages(app: &AppState, ctx: &CallContext, thread_id: &str) {
@@ -539,11 +418,11 @@ async fn detailed_state(app: &AppState, ctx: &CallContext, task_id: &str) -> Opt
             }
             let entry = &thread.entries[index];
             let output = if matches!(entry.phase, Phase::Running { .. }) {
-                render::timeout_result(thread)
+                view::timeout(thread)
             } else {
-                render::checkpoint_result(thread, entry, rctx)
+                view::checkpoint(thread, entry, rctx)
             };
-            let steps = render::steps_json(entry);
+            let steps = serde_json::to_value(view::steps(entry)).unwrap_or_default();
             let requests = outstanding(&task, thread, rctx);
             let wake_at = match &entry.phase {
                 Phase::Sleeping { wake_at, .. } => Some(iso(*wake_at)),
@@ -566,39 +445,34 @@ async fn detailed_state(app: &AppState, ctx: &CallContext, task_id: &str) -> Opt
     let (output, steps, requests, wake_at) = match view {
         Some(view) => view,
         None => (
-            ToolOutput::ok(json!({
-                "thread_id": task.thread_id,
-                "event": "queued",
-                "text": "Queued: Computer starts on this message when the current request ends.",
-                "task_status": "working",
-            })),
+            Checkpoint::bare(
+                task.thread_id.clone(),
+                Event::Queued,
+                "Queued: Computer starts on this message when the current request ends.",
+                TaskStatus::Working,
+            ),
             json!([]),
             Vec::new(),
             (None, None, "queued"),
         ),
     };
-    let body = &output.body;
-    let event = body.get("event").and_then(Value::as_str).unwrap_or("");
-    let task_status = body
-        .get("task_status")
-        .and_then(Value::as_str)
-        .unwrap_or("working");
-    let text = body.get("text").and_then(Value::as_str).unwrap_or("");
+    let event = serde_json::to_value(output.event).unwrap_or_default();
+    let event = event.as_str().unwrap_or("");
+    let task_status = output.task_status.as_str();
+    let text = output.text.as_str();
+    let result = || {
+        let result = render::call_result(output.clone().into(), ProtocolVersion::STATELESS);
+        serde_json::to_value(result).unwrap_or_default()
+    };
     let (wake, current_step, thread_status) = wake_at;
     let mut state = Map::new();
     let status = match task_status {
         _ if event == "complete" || event == "error" => {
-            state.insert(
-                "result".into(),
-                output.to_call_result(ProtocolVersion::STATELESS),
-            );
+            state.insert("result".into(), result());
             "completed"
         }
         "completed" | "failed" => {
-            state.insert(
-                "result".into(),
-                output.to_call_result(ProtocolVersion::STATELESS),
-            );
+            state.insert("result".into(), result());
             "completed"
         }
         "cancelled" => "cancelled",
@@ -765,12 +639,11 @@ pub(crate) async fn update(
             // sign-in"), which the thread drops from its auth_requests and stops waiting on.
             // Other pages (forms, billing) have nothing to dismiss.
             (Asked::Url, "decline") => {
-                let now = ctx.engine.clock.now();
-                let _ = ctx
-                    .engine
-                    .with_thread(&ctx.account.id, thread_id, |thread, _| {
-                        thread.resolve(request_id, RequestState::Dismissed, now);
-                    });
+                let engine = app.engine();
+                let now = engine.clock.now();
+                let _ = engine.with_thread(&ctx.account.id, thread_id, |thread, _| {
+                    thread.resolve(request_id, RequestState::Dismissed, now);
+                });
             }
             (Asked::Url, _) => {}
         }
@@ -803,38 +676,4 @@ pub(crate) async fn cancel(
         &id,
         json!({"_meta": {META_STOP: stop_url(&app, &task.thread_id), META_THREAD: task.thread_id}}),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::form_content_problem;
-
-    #[test]
-    fn form_content_problem_checks_fields_types_choices_and_required() {
-        let schema = json!({"type": "object", "properties": {
-            "q1": {"type": "string", "enum": ["PDF", "DOCX"]},
-            "n": {"type": "integer"},
-            "tags": {"type": "array", "items": {"anyOf": [{"const": "a"}, {"const": "b"}]}}},
-            "required": ["q1"]});
-        assert_eq!(
-            form_content_problem(&schema, Some(&json!({"q1": "PDF"}))),
-            None
-        );
-        assert!(form_content_problem(&schema, Some(&json!({"q1": "Markdown"}))).is_some());
-        assert!(form_content_problem(&schema, Some(&json!({}))).is_some());
-        assert!(form_content_problem(&schema, Some(&json!({"q1": "PDF", "x": 1}))).is_some());
-        assert!(form_content_problem(&schema, Some(&json!({"q1": "PDF", "n": "3"}))).is_some());
-        assert!(
-            form_content_problem(&schema, Some(&json!({"q1": "PDF", "tags": ["c"]}))).is_some()
-        );
-        assert_eq!(
-            form_content_problem(&schema, Some(&json!({"q1": "PDF", "n": 3, "tags": ["a"]}))),
-            None
-        );
-        assert!(form_content_problem(&schema, None).is_some());
-        let approval = json!({"type": "object", "properties": {}});
-        assert_eq!(form_content_problem(&approval, Some(&json!({}))), None);
-    }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::model::results::TaskStatus;
 use crate::clock::to_chrono;
 use crate::scenario::{
     FileSpec, InteractionSpec, LoadedScenario, Outcome, QuestionSpec, Segment, SignInSpec,
@@ -20,28 +21,6 @@ use crate::world::TaskSettings;
 
 /// Most sources a result carries.
 pub(crate) const MAX_SOURCES: usize = 50;
-
-/// Computer's status for a request, as `task_status` reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TaskStatus {
-    Working,
-    InputRequired,
-    Completed,
-    Failed,
-    Cancelled,
-}
-
-impl TaskStatus {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Working => "working",
-            Self::InputRequired => "input_required",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-}
 
 /// A step as `read_thread` and `tasks/get` list it.
 #[derive(Debug, Clone)]

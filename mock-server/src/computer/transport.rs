@@ -22,17 +22,19 @@ use tokio_stream::wrappers::{UnboundedReceiverStream, WatchStream};
 use uuid::Uuid;
 
 use super::engine::ProgressSink;
+use super::model::content::Reply as ToolReply;
 use super::model::jsonrpc::{
     ErrorData, Incoming, Outgoing, Progress, ProgressToken, Request, RequestId, Response as Reply,
 };
-use super::model::lifecycle::ResultType;
 use super::model::lifecycle::{
     ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, ListToolsResult, SERVER_INFO,
     ServerCapabilities,
 };
 use super::model::version::{HANDSHAKE_VERSIONS, ProtocolVersion};
 use super::modern;
-use super::tools::{self, CallContext};
+use super::render;
+use super::service::Service;
+use super::tools;
 use crate::AppState;
 use crate::clock::iso;
 use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
@@ -303,13 +305,15 @@ pub(super) async fn call_tool(
         Err(error) => return error.into_response(),
     };
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let runner: Runner = Box::new(move |ctx, progress, _| {
+    let service = Service::new(app.engine());
+    let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
-            let output = tools::call(&ctx, &name, arguments, progress).await;
-            call_result(&output, version)
+            let wait = service.call_wait(progress);
+            let reply = tools::call(&service, &account, &name, arguments, wait).await;
+            call_result(reply, version)
         })
     });
-    run_call(app, account, id, ProgressToken::of(&params), false, runner).await
+    run_call(id, ProgressToken::of(&params), false, runner).await
 }
 
 /// Sends server-to-client messages (requests, as JSON text) on the call's SSE stream.
@@ -317,30 +321,19 @@ pub(super) type ServerMessages = mpsc::UnboundedSender<String>;
 
 /// Runs a call and produces its JSON-RPC `result` (whatever the era and flow make of it).
 pub(super) type Runner = Box<
-    dyn FnOnce(
-            CallContext,
-            Option<ProgressSink>,
-            Option<ServerMessages>,
-        ) -> BoxFuture<'static, Value>
-        + Send,
+    dyn FnOnce(Option<ProgressSink>, Option<ServerMessages>) -> BoxFuture<'static, Value> + Send,
 >;
 
 /// Answers a call as JSON, or (with a progress token) as an SSE stream of progress
 /// notifications followed by the result.
 pub(super) async fn run_call(
-    app: AppState,
-    account: crate::world::Account,
     id: RequestId,
     progress_token: Option<ProgressToken>,
     stream: bool,
     runner: Runner,
 ) -> Response {
-    let ctx = CallContext {
-        engine: app.engine(),
-        account,
-    };
     if progress_token.is_none() && !stream {
-        let result = runner(ctx, None, None).await;
+        let result = runner(None, None).await;
         return Reply::new(&id, result).into_response();
     }
 
@@ -366,7 +359,7 @@ pub(super) async fn run_call(
             })
         };
         let sink = token.is_some().then_some(progress);
-        let call = runner(ctx, sink, Some(events.clone()));
+        let call = runner(sink, Some(events.clone()));
         tokio::pin!(call);
         let mut count = 0u64;
         let output = loop {
@@ -406,12 +399,12 @@ pub(super) async fn run_call(
 }
 
 /// The `CallToolResult` for `version`; modern results also carry `resultType` and server info.
-pub(super) fn call_result(output: &super::render::ToolOutput, version: ProtocolVersion) -> Value {
-    let mut result = output.to_call_result(version);
+pub(super) fn call_result(reply: ToolReply, version: ProtocolVersion) -> Value {
+    let mut result = render::call_result(reply, version);
     if version.is_stateless() {
-        modern::finish_result(&mut result, ResultType::Complete);
+        result = result.stateless();
     }
-    result
+    serde_json::to_value(result).unwrap_or_default()
 }
 
 /// Aborts the call when the client drops the stream (Computer itself carries on).
