@@ -116,9 +116,7 @@ async fn advance(State(app): State<AppState>, body: Bytes) -> Response {
 }
 
 async fn reset(State(app): State<AppState>) -> axum::Json<Value> {
-    app.engine().reset();
-    app.tasks().clear();
-    app.elicitations().clear();
+    app.computer().reset();
     app.world().reset();
     app.agent().clear();
     app.journal().clear();

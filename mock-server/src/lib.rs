@@ -109,12 +109,8 @@ struct Shared {
     world: Arc<World>,
     catalog: Arc<Catalog>,
     engine: Arc<Engine>,
-    sessions: computer::Sessions,
+    computer: computer::Computer,
     oauth: Arc<oauth::Store>,
-    authenticator: http::auth::Authenticator,
-    mcp_resource: String,
-    tasks: computer::Tasks,
-    elicitations: computer::Elicitations,
     agent: agent::Store,
 }
 
@@ -146,7 +142,7 @@ impl AppState {
             oauth.clone(),
             clock.clone(),
         );
-        let mcp_resource = oauth::mcp_resource(&base_url);
+        let computer = computer::Computer::new(engine.clone(), authenticator, &base_url);
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -156,12 +152,8 @@ impl AppState {
                 world,
                 catalog,
                 engine,
-                sessions: computer::Sessions::default(),
+                computer,
                 oauth,
-                authenticator,
-                mcp_resource,
-                tasks: computer::Tasks::default(),
-                elicitations: computer::Elicitations::default(),
                 agent: agent::Store::default(),
             }),
         })
@@ -191,11 +183,8 @@ impl AppState {
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth
     }
-    pub(crate) fn authenticator(&self) -> &http::auth::Authenticator {
-        &self.inner.authenticator
-    }
-    pub(crate) fn mcp_resource(&self) -> &str {
-        &self.inner.mcp_resource
+    pub(crate) fn computer(&self) -> &computer::Computer {
+        &self.inner.computer
     }
     pub(crate) fn agent(&self) -> &agent::Store {
         &self.inner.agent
@@ -203,7 +192,7 @@ impl AppState {
 
     fn router(&self) -> Router {
         Router::new()
-            .merge(computer::routes(self.clone()))
+            .merge(self.inner.computer.routes())
             .merge(control::routes())
             .merge(oauth::routes())
             .merge(agent::routes())

@@ -11,4 +11,5 @@ pub(crate) mod jsonrpc;
 pub(crate) mod lifecycle;
 pub(crate) mod listings;
 pub(crate) mod results;
+pub(crate) mod tasks;
 pub(crate) mod version;

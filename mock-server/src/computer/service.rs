@@ -46,6 +46,11 @@ impl Service {
         Self { engine }
     }
 
+    /// Forgets every thread and download link (`POST /_mock/reset`).
+    pub(crate) fn reset(&self) {
+        self.engine.reset();
+    }
+
     /// The configured call-wait window with `progress`: how a tool call waits.
     pub(crate) fn call_wait(&self, progress: Option<ProgressSink>) -> Wait {
         Wait {

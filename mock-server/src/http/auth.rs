@@ -205,7 +205,7 @@ mod tests {
     }
 
     fn authenticator(mode: AuthMode) -> Authenticator {
-        let clock = Clock::new(crate::ClockMode::Manual, Clock::fixed_epoch());
+        let clock = Clock::new(crate::clock::ClockMode::Manual, Clock::fixed_epoch());
         Authenticator::new(
             mode,
             Arc::new(World::builtin()),

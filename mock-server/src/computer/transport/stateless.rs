@@ -13,32 +13,31 @@
 //! outside the handshake era); everything else stays with the handshake transport, so one URL
 //! serves both eras and a conversation never mixes them.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::elicitation;
-use super::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, Response as Reply};
-use super::model::lifecycle::ClientCapabilities;
-use super::model::lifecycle::{
-    DISCOVER, ListToolsResult, META_CAPABILITIES, META_VERSION, ResultType, SERVER_INFO,
-    TASKS_EXTENSION,
+use super::call;
+use super::elicitation::{self, Elicitations};
+use super::tasks::{self, Tasks};
+use crate::computer::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, Response as Reply};
+use crate::computer::model::lifecycle::{
+    ClientCapabilities, DISCOVER, ListToolsResult, META_CAPABILITIES, META_VERSION, TASKS_EXTENSION,
 };
-use super::model::version::{MODERN_VERSION, ProtocolVersion};
-use super::tasks;
-use super::tools;
-use super::transport;
-use crate::AppState;
+use crate::computer::model::version::{MODERN_VERSION, ProtocolVersion};
+use crate::computer::service::Service;
+use crate::computer::tools;
 use crate::world::Account;
 
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const METHOD_HEADER: &str = "mcp-method";
 const NAME_HEADER: &str = "mcp-name";
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Whether a POSTed message without a session belongs to the modern era.
-pub(crate) fn is_modern(headers: &HeaderMap, message: &Incoming) -> bool {
+pub(crate) fn claims(headers: &HeaderMap, message: &Incoming) -> bool {
     if headers.contains_key(SESSION_HEADER) {
         return false;
     }
@@ -172,25 +171,11 @@ fn validate(
     })
 }
 
-/// Adds what every modern result carries: `resultType` (unless set) and the server info.
-pub(crate) fn finish_result(result: &mut Value, result_type: ResultType) {
-    if let Some(object) = result.as_object_mut() {
-        object
-            .entry("resultType")
-            .or_insert_with(|| serde_json::to_value(result_type).unwrap_or_default());
-        let meta = object.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(meta) = meta.as_object_mut() {
-            meta.insert(
-                META_SERVER_INFO.into(),
-                serde_json::to_value(SERVER_INFO).unwrap_or_default(),
-            );
-        }
-    }
-}
-
 /// Answers a POSTed modern-era message.
 pub(crate) async fn post(
-    app: AppState,
+    service: Service,
+    tasks: &Tasks,
+    elicitations: Arc<Elicitations>,
     account: Account,
     headers: &HeaderMap,
     message: Incoming,
@@ -211,12 +196,12 @@ pub(crate) async fn post(
             if envelope.capabilities.tasks
                 && params.get("name").and_then(Value::as_str) == Some("call_perplexity_computer")
             {
-                return tasks::create(app, account, id, params).await;
+                return tasks::create(&service, tasks, &account, id, params).await;
             }
             if let Some(modes) = envelope.capabilities.elicitation {
-                return elicitation::call(app, account, modes, id, params).await;
+                return elicitation::call(service, elicitations, account, modes, id, params).await;
             }
-            transport::call_tool(app, account, ProtocolVersion::STATELESS, id, params).await
+            call::plain(service, account, ProtocolVersion::STATELESS, id, params).await
         }
         "tasks/get" | "tasks/update" | "tasks/cancel" => {
             if !envelope.capabilities.tasks {
@@ -230,9 +215,9 @@ pub(crate) async fn post(
                 .into_response();
             }
             match method.as_str() {
-                "tasks/get" => tasks::get(app, account, id, params).await,
-                "tasks/update" => tasks::update(app, account, id, params).await,
-                _ => tasks::cancel(app, account, id, params).await,
+                "tasks/get" => tasks::get(&service, tasks, &account, id, params).await,
+                "tasks/update" => tasks::update(&service, tasks, &account, id, params).await,
+                _ => tasks::cancel(&service, tasks, &account, id, &params),
             }
         }
         other => {

@@ -16,27 +16,29 @@
 //! (tamper-evident) and a token works once (a replay is refused).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use super::engine::{Follow, ProgressSink};
-use super::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
-use super::model::content::Reply as ToolReply;
-use super::model::elicitation::{
-    ElicitAction, ElicitParams, InputRequest, InputRequests, InputRequiredResult,
+use super::call::{self, CallAnswer, Runner};
+use crate::computer::engine::{Follow, ProgressSink};
+use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
+use crate::computer::model::content::Reply as ToolReply;
+use crate::computer::model::elicitation::{
+    ELICIT, ElicitAction, ElicitParams, InputRequest, InputRequests, InputRequiredResult,
     form_content_problem,
 };
-use super::model::jsonrpc::{ErrorData, Outgoing, ProgressToken, RequestId, Response as Reply};
-use super::model::lifecycle::ElicitationModes as Modes;
-use super::model::results::{AwaitingKind, Checkpoint, Event, Interactive, TaskStatus};
-use super::model::version::ProtocolVersion;
-use super::service::{Service, Wait};
-use super::transport::{self, Runner, Session};
-use crate::AppState;
+use crate::computer::model::jsonrpc::{
+    ErrorData, Outgoing, ProgressToken, RequestId, Response as Reply,
+};
+use crate::computer::model::lifecycle::ElicitationModes as Modes;
+use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, Interactive, TaskStatus};
+use crate::computer::model::version::ProtocolVersion;
+use crate::computer::service::{Service, Wait};
+use crate::computer::tools;
 use crate::world::Account;
 
 /// Pending MRTR rounds, by `requestState`.
@@ -90,12 +92,6 @@ enum Ask {
     Page,
 }
 
-impl AppState {
-    pub(crate) fn elicitations(&self) -> &Elicitations {
-        &self.inner.elicitations
-    }
-}
-
 fn invalid(id: &RequestId, message: String) -> Response {
     ErrorData::invalid_params(message)
         .with_id(Some(id.clone()))
@@ -103,8 +99,11 @@ fn invalid(id: &RequestId, message: String) -> Response {
 }
 
 /// The stateless result of a reply.
-fn finished(reply: ToolReply) -> Value {
-    transport::call_result(reply, ProtocolVersion::STATELESS)
+fn finished(reply: ToolReply) -> CallAnswer {
+    CallAnswer::Tool(Box::new(call::tool_result(
+        reply,
+        ProtocolVersion::STATELESS,
+    )))
 }
 
 /// What to ask instead of returning `reply`, if anything: one question form, confirmation or
@@ -163,7 +162,13 @@ fn ask_for(modes: Modes, reply: &ToolReply) -> Option<(Ask, ElicitParams)> {
 
 /// The call's answer: an `InputRequiredResult` when the reply waits on something the client
 /// can elicit, else the tool result.
-fn intercept(app: &AppState, account: &str, modes: Modes, tool: &str, reply: ToolReply) -> Value {
+fn intercept(
+    elicitations: &Elicitations,
+    account: &str,
+    modes: Modes,
+    tool: &str,
+    reply: ToolReply,
+) -> CallAnswer {
     let Some((ask, params)) = ask_for(modes, &reply) else {
         return finished(reply);
     };
@@ -178,7 +183,7 @@ fn intercept(app: &AppState, account: &str, modes: Modes, tool: &str, reply: Too
     };
     let key = format!("{prefix}:{}", Uuid::new_v4());
     let state = Uuid::new_v4().simple().to_string();
-    app.elicitations().lock().insert(
+    elicitations.lock().insert(
         state.clone(),
         Pending {
             account: account.to_owned(),
@@ -190,34 +195,33 @@ fn intercept(app: &AppState, account: &str, modes: Modes, tool: &str, reply: Too
         },
     );
     let requests = InputRequests(vec![(key, InputRequest::new(params))]);
-    serde_json::to_value(InputRequiredResult::new(requests, state)).unwrap_or_default()
+    CallAnswer::InputRequired(InputRequiredResult::new(requests, state))
 }
 
 /// `tools/call` from a 2026-07-28 client that declared elicitation (and is not starting a task).
 pub(crate) async fn call(
-    app: AppState,
+    service: Service,
+    elicitations: Arc<Elicitations>,
     account: Account,
     modes: Modes,
     id: RequestId,
     params: Value,
 ) -> Response {
-    let Ok(tool) = transport::tool_name(&id, &params) else {
-        return transport::call_tool(app, account, ProtocolVersion::STATELESS, id, params).await;
+    let Ok(tool) = call::tool_name(&id, &params) else {
+        return call::plain(service, account, ProtocolVersion::STATELESS, id, params).await;
     };
     let token = ProgressToken::of(&params);
-    let service = Service::new(app.engine());
     let retry = params.get("requestState").or(params.get("inputResponses"));
     if retry.is_none() {
-        let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-        let state = app.clone();
+        let arguments = call::arguments(&params);
         let runner: Runner = Box::new(move |progress, _| {
             Box::pin(async move {
                 let wait = service.call_wait(progress);
-                let reply = super::tools::call(&service, &account, &tool, arguments, wait).await;
-                intercept(&state, &account.id, modes, &tool, reply)
+                let reply = tools::call(&service, &account, &tool, arguments, wait).await;
+                intercept(&elicitations, &account.id, modes, &tool, reply)
             })
         });
-        return transport::run_call(id, token, false, runner).await;
+        return call::run(id, token, false, runner).await;
     }
 
     // A retry: check everything before anything changes.
@@ -225,8 +229,7 @@ pub(crate) async fn call(
         .get("requestState")
         .and_then(Value::as_str)
         .unwrap_or("");
-    let pending = app
-        .elicitations()
+    let pending = elicitations
         .lock()
         .get(state_token)
         .filter(|p| p.account == account.id && p.tool == tool)
@@ -288,11 +291,10 @@ pub(crate) async fn call(
             ),
         );
     }
-    if let Some(stored) = app.elicitations().lock().get_mut(state_token) {
+    if let Some(stored) = elicitations.lock().get_mut(state_token) {
         stored.used = true;
     }
     let content = response.get("content").cloned();
-    let state = app.clone();
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let next = answer(
@@ -306,13 +308,13 @@ pub(crate) async fn call(
             )
             .await;
             match next {
-                Some((tool, reply)) => intercept(&state, &account.id, modes, tool, reply),
+                Some((tool, reply)) => intercept(&elicitations, &account.id, modes, tool, reply),
                 // Declined or cancelled: the event, to answer later with the tools.
                 None => finished(ToolReply::Checkpoint(pending.event)),
             }
         })
     });
-    transport::run_call(id, token, false, runner).await
+    call::run(id, token, false, runner).await
 }
 
 /// Acts on the user's answer to an elicited request, as the document maps it: the tool whose
@@ -435,9 +437,13 @@ impl Waiting {
 
 /// Hands a response the client POSTed to the call that sent the request (unknown ids are
 /// dropped: the call may have ended).
-pub(crate) fn deliver(app: &AppState, session_id: &str, id: &RequestId, result: Option<Value>) {
-    let sender = app
-        .elicitations()
+pub(crate) fn deliver(
+    elicitations: &Elicitations,
+    session_id: &str,
+    id: &RequestId,
+    result: Option<Value>,
+) {
+    let sender = elicitations
         .waiting
         .lock()
         .remove(&(session_id.to_owned(), id.to_string()));
@@ -446,38 +452,48 @@ pub(crate) fn deliver(app: &AppState, session_id: &str, id: &RequestId, result: 
     }
 }
 
+/// The handshake session a call with elicitation comes from.
+#[derive(Debug, Clone)]
+pub(crate) struct Asking {
+    /// The session's id: the client POSTs its answers to it.
+    pub(crate) session_id: String,
+    /// The negotiated version.
+    pub(crate) version: ProtocolVersion,
+    /// The elicitation modes the client declared.
+    pub(crate) declared: Modes,
+}
+
 /// `tools/call` in a handshake session whose client declared elicitation: the answer is an SSE
 /// stream, and a question, approval or sign-in is sent on it as `elicitation/create`; the
 /// client's response (POSTed back) decides what happens, as in the modern era.
 pub(crate) async fn handshake_call(
-    app: AppState,
+    service: Service,
+    elicitations: Arc<Elicitations>,
     account: Account,
-    session: Session,
+    asking: Asking,
     id: RequestId,
     params: Value,
 ) -> Response {
-    let version = session.protocol_version;
-    let modes = session.capabilities.elicitation.map(|m| Modes {
+    let Asking {
+        session_id,
+        version,
+        declared,
+    } = asking;
+    let modes = Modes {
         // URL mode exists from 2025-11-25 on; elicitation itself from 2025-06-18.
-        url: m.url && version.has_url_elicitation(),
-        ..m
-    });
-    let tool = transport::tool_name(&id, &params).ok();
-    let (Some(modes), Some(tool)) = (modes, tool) else {
-        return transport::call_tool(app, account, version, id, params).await;
+        url: declared.url && version.has_url_elicitation(),
+        ..declared
     };
-    if !version.has_elicitation() {
-        return transport::call_tool(app, account, version, id, params).await;
-    }
-    let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+    let tool = call::tool_name(&id, &params).ok();
+    let (true, Some(tool)) = (version.has_elicitation(), tool) else {
+        return call::plain(service, account, version, id, params).await;
+    };
+    let arguments = call::arguments(&params);
     let token = ProgressToken::of(&params);
-    let service = Service::new(app.engine());
-    let state = app.clone();
-    let session_id = session.id.clone();
     let runner: Runner = Box::new(move |progress, server| {
         Box::pin(async move {
             let wait = service.call_wait(progress.clone());
-            let mut reply = super::tools::call(&service, &account, &tool, arguments, wait).await;
+            let mut reply = tools::call(&service, &account, &tool, arguments, wait).await;
             while let (Some((ask, mut params)), Some(server)) = (ask_for(modes, &reply), &server) {
                 let request_id = format!("elicit-{}", Uuid::new_v4().simple());
                 if !version.has_url_elicitation() {
@@ -487,13 +503,11 @@ pub(crate) async fn handshake_call(
                     params.elicitation_id = Some(Uuid::new_v4().to_string());
                 }
                 let (sender, receiver) = oneshot::channel();
-                state
-                    .elicitations()
+                elicitations
                     .waiting
                     .lock()
                     .insert((session_id.clone(), request_id.clone()), sender);
-                let request =
-                    Outgoing::request(&request_id, "elicitation/create", &params).to_json();
+                let request = Outgoing::request(&request_id, ELICIT, &params).to_json();
                 if server.send(request).is_err() {
                     break;
                 }
@@ -529,8 +543,8 @@ pub(crate) async fn handshake_call(
                     None => break,
                 }
             }
-            transport::call_result(reply, version)
+            CallAnswer::Tool(Box::new(call::tool_result(reply, version)))
         })
     });
-    transport::run_call(id, token, true, runner).await
+    call::run(id, token, true, runner).await
 }
