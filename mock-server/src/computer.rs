@@ -5,25 +5,29 @@
 //! state machine) · `view` (the thread as results) · `engine` (threads on virtual time) ·
 //! `service` (typed commands) · `render` and `tools` · `transport` (the endpoint).
 
-pub(crate) mod engine;
+mod engine;
 mod model;
+mod pages;
 mod render;
 mod service;
-pub(crate) mod thread;
+mod thread;
 mod tools;
 mod transport;
 mod view;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 
 pub use model::elicitation::form_content_problem;
 pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
 pub use tools::TOOL_NAMES;
-pub(crate) use view::{file_bytes, file_facts};
 
+use crate::clock::Clock;
 use crate::http::auth::Authenticator;
+use crate::scenario::Catalog;
+use crate::world::World;
 use engine::Engine;
 use service::Service;
 use transport::Endpoint;
@@ -31,21 +35,50 @@ use transport::Endpoint;
 /// The Computer surface's state; cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Computer {
+    service: Service,
     endpoint: Endpoint,
 }
 
+/// What the Computer surface stands on.
+pub(crate) struct Setup {
+    /// Virtual time.
+    pub(crate) clock: Clock,
+    /// The scenarios threads follow.
+    pub(crate) catalog: Arc<Catalog>,
+    /// Accounts, credits, uploads.
+    pub(crate) world: Arc<World>,
+    /// The base URL every URL the surface hands out starts with.
+    pub(crate) base_url: String,
+    /// How long a call waits for a checkpoint.
+    pub(crate) call_wait: Duration,
+    /// How the endpoint authenticates.
+    pub(crate) authenticator: Authenticator,
+}
+
 impl Computer {
-    /// The surface over `engine`, authenticating with `authenticator`, handing out URLs under
-    /// `base_url`.
-    pub(crate) fn new(engine: Arc<Engine>, authenticator: Authenticator, base_url: &str) -> Self {
+    /// The surface on `setup`.
+    pub(crate) fn new(setup: Setup) -> Self {
+        let Setup {
+            clock,
+            catalog,
+            world,
+            base_url,
+            call_wait,
+            authenticator,
+        } = setup;
+        let engine = Engine::new(clock, catalog, world, base_url.clone(), call_wait);
+        let service = Service::new(Arc::new(engine));
         Self {
-            endpoint: Endpoint::new(Service::new(engine), authenticator, base_url),
+            endpoint: Endpoint::new(service.clone(), authenticator, &base_url),
+            service,
         }
     }
 
-    /// The surface's routes.
+    /// The surface's routes: the MCP endpoint and the pages behind the URLs it hands out.
     pub(crate) fn routes<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
-        self.endpoint.routes()
+        self.endpoint
+            .routes()
+            .merge(pages::routes(self.service.clone()))
     }
 
     /// Forgets every thread, task and pending question (`POST /_mock/reset`).

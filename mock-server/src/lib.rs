@@ -47,8 +47,6 @@ pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub use scenario::Catalog;
 pub use world::World;
 
-use computer::engine::Engine;
-
 /// The default call-wait window: how long a call waits for a checkpoint before `timeout`.
 pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(120);
 
@@ -108,7 +106,6 @@ struct Shared {
     journal: Journal,
     world: Arc<World>,
     catalog: Arc<Catalog>,
-    engine: Arc<Engine>,
     computer: computer::Computer,
     oauth: Arc<oauth::Store>,
     agent: agent::Store,
@@ -128,13 +125,6 @@ impl AppState {
                 known: world.accounts().iter().map(|a| a.id.clone()).collect(),
             });
         }
-        let engine = Arc::new(Engine::new(
-            clock.clone(),
-            catalog.clone(),
-            world.clone(),
-            base_url.clone(),
-            config.call_wait,
-        ));
         let oauth = Arc::new(oauth::Store::default());
         let authenticator = http::auth::Authenticator::new(
             config.auth,
@@ -142,7 +132,14 @@ impl AppState {
             oauth.clone(),
             clock.clone(),
         );
-        let computer = computer::Computer::new(engine.clone(), authenticator, &base_url);
+        let computer = computer::Computer::new(computer::Setup {
+            clock: clock.clone(),
+            catalog: catalog.clone(),
+            world: world.clone(),
+            base_url: base_url.clone(),
+            call_wait: config.call_wait,
+            authenticator,
+        });
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -151,7 +148,6 @@ impl AppState {
                 journal: Journal::new(),
                 world,
                 catalog,
-                engine,
                 computer,
                 oauth,
                 agent: agent::Store::default(),
@@ -176,9 +172,6 @@ impl AppState {
     }
     pub(crate) fn catalog(&self) -> &Catalog {
         &self.inner.catalog
-    }
-    pub(crate) fn engine(&self) -> Arc<Engine> {
-        self.inner.engine.clone()
     }
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth

@@ -8,6 +8,7 @@
 
 pub(crate) mod account;
 pub(crate) mod answer;
+pub(crate) mod pages;
 pub(crate) mod queries;
 pub(crate) mod reads;
 pub(crate) mod send;

@@ -5,7 +5,8 @@
 //! lines each, and keeping them local leaves the dependency tree as it is. The tests pin them to
 //! RFC 4648 and RFC 3986.
 
-use axum::response::Html;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
 
 const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -92,6 +93,15 @@ pub(crate) fn page(title: &str, body: &str) -> Html<String> {
          <p><small>Perplexity Computer mock — this page stands in for perplexity.ai.</small></p>\
          </body></html>"
     ))
+}
+
+/// A 404 page saying `message` (plain text, escaped here).
+pub(crate) fn page_not_found(message: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        page("Not found", &format!("<p>{}</p>", escape(message))),
+    )
+        .into_response()
 }
 
 #[cfg(test)]
