@@ -36,8 +36,11 @@ pub(crate) type ProgressSink = mpsc::UnboundedSender<String>;
 /// A download link the mock handed out.
 #[derive(Debug, Clone)]
 pub(crate) struct Download {
+    /// The thread the asset belongs to.
     pub(crate) thread_id: String,
+    /// The asset.
     pub(crate) asset_id: String,
+    /// When the link stops working.
     pub(crate) expires_at: DateTime<Utc>,
 }
 
@@ -94,14 +97,20 @@ pub(crate) struct Engine {
     downloads: Mutex<HashMap<String, Download>>,
     changed: Notify,
     message_ids: AtomicU64,
+    /// Virtual time.
     pub(crate) clock: Clock,
+    /// The scenarios new threads follow.
     pub(crate) catalog: Arc<Catalog>,
+    /// Accounts, credits, uploads.
     pub(crate) world: Arc<World>,
+    /// The base URL of every URL handed out.
     pub(crate) base_url: String,
+    /// The configured call-wait window.
     pub(crate) call_wait: Duration,
 }
 
 impl Engine {
+    /// An engine with no threads.
     pub(crate) fn new(
         clock: Clock,
         catalog: Arc<Catalog>,

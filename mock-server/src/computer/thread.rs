@@ -30,13 +30,21 @@ pub(crate) const MAX_SOURCES: usize = 50;
 /// One conversation with Computer.
 #[derive(Debug)]
 pub(crate) struct Thread {
+    /// The thread id (a UUID).
     pub(crate) id: String,
+    /// The account that started it.
     pub(crate) owner: String,
+    /// The script it follows.
     pub(crate) scenario: Arc<LoadedScenario>,
+    /// The scripted turn the next new request takes.
     pub(crate) next_turn: usize,
+    /// Its turns, oldest first.
     pub(crate) entries: Vec<Entry>,
+    /// Messages sent while Computer was busy.
     pub(crate) queue: VecDeque<QueuedMessage>,
+    /// Every file its turns produced.
     pub(crate) assets: Vec<Asset>,
+    /// Progress lines, for calls that follow it.
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
@@ -64,7 +72,9 @@ pub(crate) struct Thread {
 /// The Project a conversation started inside.
 #[derive(Debug, Clone)]
 pub(crate) struct ProjectContext {
+    /// The Project's name.
     pub(crate) name: String,
+    /// Its instructions, if any.
     pub(crate) instructions: Option<String>,
     /// `private` or `project`.
     pub(crate) visibility: String,
@@ -82,6 +92,7 @@ pub(crate) enum Delivery {
 }
 
 impl Thread {
+    /// A new thread of `owner` following `scenario`, with its scripted history dated before `now`.
     pub(crate) fn new(owner: &str, scenario: Arc<LoadedScenario>, now: DateTime<Utc>) -> Self {
         let mut thread = Self {
             id: Uuid::new_v4().to_string(),

@@ -314,7 +314,7 @@ pub(crate) fn awaiting(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Vec
 }
 
 /// The questions of one form, one per line, as an elicitation `message`.
-pub(crate) fn question_message(questions: &[QuestionSpec]) -> String {
+fn question_message(questions: &[QuestionSpec]) -> String {
     questions
         .iter()
         .map(|q| q.question.as_str())
@@ -323,7 +323,7 @@ pub(crate) fn question_message(questions: &[QuestionSpec]) -> String {
 }
 
 /// A flat elicitation form for a set of questions.
-pub(crate) fn question_schema(questions: &[QuestionSpec]) -> Value {
+fn question_schema(questions: &[QuestionSpec]) -> Value {
     let mut properties = Map::new();
     for q in questions {
         let property = match (q.options.is_empty(), q.allow_multiple) {

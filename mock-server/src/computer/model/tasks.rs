@@ -90,8 +90,10 @@ pub(crate) struct GetTaskResult {
     /// The task.
     #[serde(flatten)]
     pub(crate) info: TaskInfo,
+    /// Steps, thread and server info.
     #[serde(rename = "_meta")]
     pub(crate) meta: TaskMeta,
+    /// Always `complete`.
     pub(crate) result_type: ResultType,
 }
 
@@ -102,7 +104,9 @@ pub(crate) struct CreateTaskResult {
     /// The task.
     #[serde(flatten)]
     pub(crate) info: TaskInfo,
+    /// Always `task`.
     pub(crate) result_type: ResultType,
+    /// The stop URL, thread and server info.
     #[serde(rename = "_meta")]
     pub(crate) meta: TaskMeta,
 }
@@ -111,7 +115,9 @@ pub(crate) struct CreateTaskResult {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct TaskAck {
+    /// The thread (and the stop URL, for a cancel).
     #[serde(rename = "_meta")]
     pub(crate) meta: TaskMeta,
+    /// Always `complete`.
     pub(crate) result_type: ResultType,
 }

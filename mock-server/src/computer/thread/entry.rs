@@ -11,23 +11,36 @@ use crate::world::TaskSettings;
 /// A step as `read_thread` and `tasks/get` list it.
 #[derive(Debug, Clone)]
 pub(crate) struct StepRecord {
+    /// `step-<n>`.
     pub(crate) id: String,
+    /// What Computer does.
     pub(crate) title: String,
+    /// The step's kind.
     pub(crate) kind: String,
+    /// `working`, `completed`, `failed`, `cancelled` or `input_required`.
     pub(crate) status: &'static str,
+    /// When it started.
     pub(crate) started_at: DateTime<Utc>,
+    /// When it ended.
     pub(crate) completed_at: Option<DateTime<Utc>>,
+    /// The sources it found.
     pub(crate) sources: Vec<SourceSpec>,
 }
 
 /// A file a turn produced; also a durable asset of the thread.
 #[derive(Debug, Clone)]
 pub(crate) struct Asset {
+    /// `asset_<hex>`.
     pub(crate) asset_id: String,
+    /// The turn that produced it.
     pub(crate) entry_id: String,
+    /// The scripted file.
     pub(crate) spec: FileSpec,
+    /// When it was produced.
     pub(crate) created_at: DateTime<Utc>,
+    /// The first version it was edited from.
     pub(crate) root_asset_id: Option<String>,
+    /// The version it was edited from.
     pub(crate) parent_asset_id: Option<String>,
 }
 
@@ -36,20 +49,30 @@ pub(crate) struct Asset {
 pub(crate) struct Request {
     /// The `followup_uuid` / `answer_submission_uuid` / sign-in request id.
     pub(crate) id: String,
+    /// What it asks.
     pub(crate) kind: RequestKind,
+    /// Whether it is still open, and how it ended.
     pub(crate) state: RequestState,
 }
 
+/// What a request asks.
+/// What a request asks.
 #[derive(Debug, Clone)]
 pub(crate) enum RequestKind {
+    /// Questions, answered with `answer_question`.
     Question(Vec<QuestionSpec>),
+    /// A confirmation of `action`; on approval Computer says `approved_text`, if any.
     Confirm {
+        /// What Computer wants to do.
         action: String,
+        /// What Computer says once approved.
         approved_text: Option<String>,
     },
+    /// A connector sign-in.
     SignIn(SignInSpec),
 }
 
+/// Whether a request is open, and how it ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RequestState {
     Open,
@@ -115,15 +138,23 @@ pub(crate) enum Role {
 /// One turn: a user message and what Computer did with it.
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
+    /// The entry id (a UUID).
     pub(crate) id: String,
     /// Ties the entry to the call that sent its message (for queued messages).
     pub(crate) message_id: u64,
+    /// When its message arrived.
     pub(crate) created_at: DateTime<Utc>,
+    /// Its messages, in order.
     pub(crate) transcript: Vec<(Role, String)>,
+    /// The steps its request took.
     pub(crate) steps: Vec<StepRecord>,
+    /// Sources so far, one per URL.
     pub(crate) sources: Vec<SourceSpec>,
+    /// Asset ids of the files it produced.
     pub(crate) files: Vec<String>,
+    /// Sign-ins suggested without waiting on them.
     pub(crate) optional_auth: Vec<SignInSpec>,
+    /// Where its request is.
     pub(crate) phase: Phase,
     /// Text of the latest outcome, the `text` of results.
     pub(crate) outcome_text: String,
@@ -179,16 +210,22 @@ impl Entry {
 /// A message sent while Computer was busy; it runs when the current request stops.
 #[derive(Debug, Clone)]
 pub(crate) struct QueuedMessage {
+    /// The message, as waits follow it.
     pub(crate) message_id: u64,
+    /// Its text.
     pub(crate) text: String,
+    /// Its attachment URLs.
     pub(crate) attachments: Vec<String>,
+    /// When it arrived.
     pub(crate) queued_at: DateTime<Utc>,
 }
 
 /// A progress line for calls that follow the thread with a progress token.
 #[derive(Debug, Clone)]
 pub(crate) struct Activity {
+    /// The message whose request made the progress.
     pub(crate) message_id: u64,
+    /// The line.
     pub(crate) message: String,
 }
 

@@ -66,9 +66,12 @@ pub(crate) fn tool_name(id: &RequestId, params: &Value) -> Result<String, ErrorD
     Ok(name.to_owned())
 }
 
-/// A call's arguments (`{}` when it sent none).
-pub(crate) fn arguments(params: &Value) -> Value {
-    params.get("arguments").cloned().unwrap_or(json!({}))
+/// Takes a call's arguments out of its params (`{}` when it sent none), without copying them.
+pub(crate) fn take_arguments(params: &mut Value) -> Value {
+    params
+        .as_object_mut()
+        .and_then(|p| p.remove("arguments"))
+        .unwrap_or_else(|| json!({}))
 }
 
 /// The `CallToolResult` of `reply` for `version`; stateless results also carry `resultType`
@@ -88,13 +91,14 @@ pub(crate) async fn plain(
     account: Account,
     version: ProtocolVersion,
     id: RequestId,
-    params: Value,
+    mut params: Value,
 ) -> Response {
     let name = match tool_name(&id, &params) {
         Ok(name) => name,
         Err(error) => return error.into_response(),
     };
-    let arguments = arguments(&params);
+    let token = ProgressToken::of(&params);
+    let arguments = take_arguments(&mut params);
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let wait = service.call_wait(progress);
@@ -102,7 +106,7 @@ pub(crate) async fn plain(
             CallAnswer::Tool(Box::new(tool_result(reply, version)))
         })
     });
-    run(id, ProgressToken::of(&params), false, runner).await
+    run(id, token, false, runner).await
 }
 
 /// Answers a call as JSON, or (with a progress token, or `stream` for server requests) as an

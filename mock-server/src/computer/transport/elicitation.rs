@@ -205,7 +205,7 @@ pub(crate) async fn call(
     account: Account,
     modes: Modes,
     id: RequestId,
-    params: Value,
+    mut params: Value,
 ) -> Response {
     let Ok(tool) = call::tool_name(&id, &params) else {
         return call::plain(service, account, ProtocolVersion::STATELESS, id, params).await;
@@ -213,7 +213,7 @@ pub(crate) async fn call(
     let token = ProgressToken::of(&params);
     let retry = params.get("requestState").or(params.get("inputResponses"));
     if retry.is_none() {
-        let arguments = call::arguments(&params);
+        let arguments = call::take_arguments(&mut params);
         let runner: Runner = Box::new(move |progress, _| {
             Box::pin(async move {
                 let wait = service.call_wait(progress);
@@ -472,7 +472,7 @@ pub(crate) async fn handshake_call(
     account: Account,
     asking: Asking,
     id: RequestId,
-    params: Value,
+    mut params: Value,
 ) -> Response {
     let Asking {
         session_id,
@@ -488,8 +488,8 @@ pub(crate) async fn handshake_call(
     let (true, Some(tool)) = (version.has_elicitation(), tool) else {
         return call::plain(service, account, version, id, params).await;
     };
-    let arguments = call::arguments(&params);
     let token = ProgressToken::of(&params);
+    let arguments = call::take_arguments(&mut params);
     let runner: Runner = Box::new(move |progress, server| {
         Box::pin(async move {
             let wait = service.call_wait(progress.clone());

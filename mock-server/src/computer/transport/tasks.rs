@@ -17,9 +17,10 @@ use std::time::Duration;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use super::call;
 use crate::clock::{iso, to_chrono};
 use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
 use crate::computer::model::content::CallToolResult;
@@ -131,9 +132,9 @@ pub(crate) async fn create(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: Value,
+    mut params: Value,
 ) -> Response {
-    let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+    let arguments = call::take_arguments(&mut params);
     let sent = match tools::arguments::<CallComputer>("call_perplexity_computer", &arguments) {
         Ok(args) => {
             let follow_up = args.thread_id.is_some();
