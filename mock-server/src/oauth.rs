@@ -16,28 +16,18 @@ mod error;
 mod metadata;
 mod pkce;
 mod register;
-mod resource;
-mod store;
+pub(crate) mod resource;
+pub(crate) mod store;
 mod token;
 
 use axum::Router;
 use axum::routing::{get, post};
 
+pub use crate::http::auth::AuthMode;
 pub use resource::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
-pub(crate) use resource::{challenge, mcp_resource};
 pub(crate) use store::Store;
 
 use crate::AppState;
-
-/// How requests are authenticated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum AuthMode {
-    /// A bearer token is required.
-    #[default]
-    Bearer,
-    /// No token needed; every request acts as `alice`.
-    None,
-}
 
 /// The routes of the discovery documents and the authorization server.
 pub(crate) fn routes() -> Router<AppState> {

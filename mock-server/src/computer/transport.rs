@@ -28,7 +28,7 @@ use super::model::jsonrpc::{ErrorData, Incoming};
 use super::service::Service;
 use crate::clock::iso;
 use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
-use crate::oauth::{self, MCP_PATH};
+use crate::oauth::resource::{self, MCP_PATH};
 use elicitation::Elicitations;
 use handshake::{SESSION_HEADER, Sessions};
 use tasks::Tasks;
@@ -61,7 +61,7 @@ impl Endpoint {
                 elicitations: Arc::default(),
                 authenticator,
                 base_url: base_url.to_owned(),
-                mcp_resource: oauth::mcp_resource(base_url),
+                mcp_resource: resource::mcp_resource(base_url),
             }),
         }
     }
@@ -101,7 +101,7 @@ impl Surface<Endpoint> for Mcp {
 
     fn reject(endpoint: &Endpoint, failure: AuthFailure) -> ErrorData {
         let why = refusal_reason(&endpoint.inner.mcp_resource, &failure);
-        let challenge = oauth::challenge(&endpoint.inner.base_url, &why);
+        let challenge = resource::challenge(&endpoint.inner.base_url, &why);
         ErrorData::unauthorized(format!("Unauthorized: {why}"), challenge)
     }
 }

@@ -16,8 +16,18 @@ use http::request::Parts;
 use http::{HeaderMap, header};
 
 use crate::clock::Clock;
-use crate::oauth::{AuthMode, Store};
+use crate::oauth::store::Store;
 use crate::world::{Account, World};
+
+/// How requests are authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AuthMode {
+    /// A bearer token is required.
+    #[default]
+    Bearer,
+    /// No token needed; every request acts as `alice`.
+    None,
+}
 
 /// The account every request acts as under `--auth none`.
 const DEFAULT_ACCOUNT: &str = "alice";
