@@ -73,4 +73,10 @@ mod tests {
         assert_eq!(ids.len(), rules.len());
         assert!(rules.iter().all(|r| !r.scenarios.is_empty()));
     }
+
+    #[test]
+    fn every_id_constant_is_a_registered_rule_in_registry_order() {
+        let registered: Vec<&str> = registry().iter().map(|r| r.id).collect();
+        assert_eq!(registered, ids::ALL);
+    }
 }

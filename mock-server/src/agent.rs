@@ -14,8 +14,10 @@ mod control;
 mod error;
 mod mcp_client;
 mod models;
+mod paths;
 mod routes;
 mod run;
+mod state;
 mod store;
 mod stream;
 mod structured;
@@ -28,9 +30,9 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 
 pub(crate) use error::ApiError;
+pub(crate) use paths::{BODY_LIMIT, PREFIXES, is_agent_path};
+pub(crate) use state::{AgentSetup, AgentState};
 pub(crate) use store::Store;
-
-use crate::AppState;
 
 /// Recognising and validating one Agent API scenario file; kept for the crate's own tests.
 #[doc(hidden)]
@@ -53,25 +55,11 @@ pub mod script {
     }
 }
 
-/// Largest create body the API accepts (32 MiB); a larger one is a 413 `payload_too_large`.
-pub(crate) const BODY_LIMIT: usize = 32 * 1024 * 1024;
-
-/// The path prefixes every Agent API route is served under.
-pub(crate) const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
-
-/// True for paths of the Agent API (they get its error envelope and body limit).
-pub(crate) fn is_agent_path(path: &str) -> bool {
-    path == "/v1/models"
-        || PREFIXES
-            .iter()
-            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
-}
-
 /// The fallback for paths no route serves: API paths get a 404 in the Agent API envelope.
 pub(crate) use routes::{unserved, with_fresh_request_id};
 
 /// The Agent API routes.
-pub(crate) fn routes() -> Router<AppState> {
+pub(crate) fn routes() -> Router<AgentState> {
     let mut router = Router::new()
         .route("/v1/models", get(routes::models))
         .route(control::FORGET_PATH, delete(control::forget));

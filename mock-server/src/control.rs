@@ -4,6 +4,8 @@
 //!
 //! "Opening" a URL is a GET of it, which the journal records; buttons on the pages POST back.
 
+mod state;
+
 use std::time::Duration;
 
 use axum::Router;
@@ -15,12 +17,13 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::http::encoding::{escape, page, page_not_found};
 use crate::world::UploadError;
 
+pub(crate) use state::{ControlSetup, ControlState};
+
 /// The `/_mock` routes.
-pub(crate) fn routes() -> Router<AppState> {
+pub(crate) fn routes() -> Router<ControlState> {
     Router::new()
         .route("/_mock", get(index))
         .route("/_mock/journal", get(crate::journal::serve))
@@ -42,7 +45,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/uploads/{*key}", get(uploaded))
 }
 
-async fn index(State(app): State<AppState>) -> Html<String> {
+async fn index(State(app): State<ControlState>) -> Html<String> {
     let base = app.base_url();
     page(
         "Perplexity Computer mock",
@@ -55,16 +58,16 @@ async fn index(State(app): State<AppState>) -> Html<String> {
     )
 }
 
-fn clock_json(app: &AppState) -> Value {
+fn clock_json(app: &ControlState) -> Value {
     let clock = app.clock();
     let mode = match clock.mode() {
-        crate::ClockMode::Scaled { factor } => json!({"scaled": factor}),
-        crate::ClockMode::Manual => json!("manual"),
+        crate::clock::ClockMode::Scaled { factor } => json!({"scaled": factor}),
+        crate::clock::ClockMode::Manual => json!("manual"),
     };
     json!({"now": crate::clock::iso(clock.now()), "mode": mode})
 }
 
-async fn clock(State(app): State<AppState>) -> axum::Json<Value> {
+async fn clock(State(app): State<ControlState>) -> axum::Json<Value> {
     axum::Json(clock_json(&app))
 }
 
@@ -74,7 +77,7 @@ struct Advance {
     ms: u64,
 }
 
-async fn advance(State(app): State<AppState>, body: Bytes) -> Response {
+async fn advance(State(app): State<ControlState>, body: Bytes) -> Response {
     match serde_json::from_slice::<Advance>(&body) {
         Ok(Advance { ms }) => match app.clock().try_advance(Duration::from_millis(ms)) {
             Ok(_) => axum::Json(clock_json(&app)).into_response(),
@@ -94,7 +97,7 @@ async fn advance(State(app): State<AppState>, body: Bytes) -> Response {
     }
 }
 
-async fn reset(State(app): State<AppState>) -> axum::Json<Value> {
+async fn reset(State(app): State<ControlState>) -> axum::Json<Value> {
     app.computer().reset();
     app.world().reset();
     app.agent().clear();
@@ -102,7 +105,7 @@ async fn reset(State(app): State<AppState>) -> axum::Json<Value> {
     axum::Json(json!({"reset": true}))
 }
 
-async fn scenarios(State(app): State<AppState>) -> axum::Json<Value> {
+async fn scenarios(State(app): State<ControlState>) -> axum::Json<Value> {
     let catalog = app.catalog();
     let list: Vec<Value> = catalog
         .iter()
@@ -137,7 +140,7 @@ async fn scenarios(State(app): State<AppState>) -> axum::Json<Value> {
 }
 
 /// The world as it stands: each account's plan, balance, limits and connectors.
-async fn accounts(State(app): State<AppState>) -> axum::Json<Value> {
+async fn accounts(State(app): State<ControlState>) -> axum::Json<Value> {
     let world = app.world();
     let list: Vec<Value> = world
         .accounts()
@@ -166,7 +169,7 @@ async fn accounts(State(app): State<AppState>) -> axum::Json<Value> {
     axum::Json(json!({ "accounts": list }))
 }
 
-async fn top_up_api(State(app): State<AppState>, Path(account): Path<String>) -> Response {
+async fn top_up_api(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
     match app.world().top_up(&account) {
         Some(credits) => axum::Json(json!({"account": account, "credits": credits})).into_response(),
         None => (
@@ -177,7 +180,7 @@ async fn top_up_api(State(app): State<AppState>, Path(account): Path<String>) ->
     }
 }
 
-async fn billing_page(State(app): State<AppState>, Path(account): Path<String>) -> Response {
+async fn billing_page(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
     if app.world().account(&account).is_none() {
         return page_not_found("No such account.");
     }
@@ -194,7 +197,7 @@ async fn billing_page(State(app): State<AppState>, Path(account): Path<String>) 
     .into_response()
 }
 
-async fn billing_top_up(State(app): State<AppState>, Path(account): Path<String>) -> Response {
+async fn billing_top_up(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
     match app.world().top_up(&account) {
         Some(credits) => page(
             "Credits added",
@@ -209,7 +212,7 @@ async fn billing_top_up(State(app): State<AppState>, Path(account): Path<String>
     }
 }
 
-async fn project_page(State(app): State<AppState>, Path(uuid): Path<String>) -> Response {
+async fn project_page(State(app): State<ControlState>, Path(uuid): Path<String>) -> Response {
     let project = app
         .world()
         .accounts()
@@ -241,7 +244,7 @@ fn s3_error(status: StatusCode, code: &str, message: &str) -> Response {
 }
 
 /// The S3-style presigned POST endpoint behind `upload_url`.
-async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart) -> Response {
+async fn upload(State(app): State<ControlState>, mut form: axum::extract::Multipart) -> Response {
     let mut fields: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     let mut file: Option<Bytes> = None;
     loop {
@@ -365,7 +368,7 @@ async fn upload(State(app): State<AppState>, mut form: axum::extract::Multipart)
     }
 }
 
-async fn uploaded(State(app): State<AppState>, Path(key): Path<String>) -> Response {
+async fn uploaded(State(app): State<ControlState>, Path(key): Path<String>) -> Response {
     match app.world().uploaded_bytes(&key) {
         Some(bytes) => bytes.into_response(),
         None => s3_error(

@@ -197,7 +197,7 @@ struct Shared {
     catalog: Arc<Catalog>,
     computer: computer::Computer,
     oauth: Arc<oauth::Store>,
-    agent: agent::Store,
+    agent: Arc<agent::Store>,
 }
 
 impl AppState {
@@ -251,58 +251,69 @@ impl AppState {
                 catalog,
                 computer,
                 oauth,
-                agent: agent::Store::default(),
+                agent: Arc::default(),
             }),
         })
     }
 
-    pub(crate) fn config(&self) -> &Config {
-        &self.inner.config
-    }
-    pub(crate) fn base_url(&self) -> &str {
+    fn base_url(&self) -> &str {
         &self.inner.base_url
     }
-    pub(crate) fn clock(&self) -> &Clock {
+    fn clock(&self) -> &Clock {
         &self.inner.clock
     }
-    pub(crate) fn journal(&self) -> &Journal {
+    fn journal(&self) -> &Journal {
         &self.inner.journal
     }
-    pub(crate) fn world(&self) -> &World {
+    fn world(&self) -> &World {
         &self.inner.world
     }
-    pub(crate) fn catalog(&self) -> &Catalog {
+    fn catalog(&self) -> &Catalog {
         &self.inner.catalog
     }
-    pub(crate) fn oauth(&self) -> &oauth::Store {
-        &self.inner.oauth
-    }
-    pub(crate) fn computer(&self) -> &computer::Computer {
-        &self.inner.computer
-    }
-    pub(crate) fn agent(&self) -> &agent::Store {
+    fn agent(&self) -> &agent::Store {
         &self.inner.agent
     }
 
+    /// Every surface's routes, each on the part of the state it reads (so no surface names
+    /// this one), under the journal.
     fn router(&self) -> Router {
+        let shared = &*self.inner;
+        let control = control::ControlState::new(control::ControlSetup {
+            base_url: shared.base_url.clone(),
+            clock: shared.clock.clone(),
+            journal: shared.journal.clone(),
+            world: shared.world.clone(),
+            catalog: shared.catalog.clone(),
+            computer: shared.computer.clone(),
+            agent: shared.agent.clone(),
+        });
+        let oauth = oauth::OAuthState::new(oauth::OAuthSetup {
+            base_url: shared.base_url.clone(),
+            clock: shared.clock.clone(),
+            world: shared.world.clone(),
+            store: shared.oauth.clone(),
+            auto_consent: shared.config.auto_consent.clone(),
+        });
+        let agent = agent::AgentState::new(agent::AgentSetup {
+            auth: shared.config.auth,
+            world: shared.world.clone(),
+            tokens: shared.oauth.clone(),
+            clock: shared.clock.clone(),
+            store: shared.agent.clone(),
+            catalog: shared.catalog.clone(),
+        });
         Router::new()
-            .merge(self.inner.computer.routes())
-            .merge(control::routes())
-            .merge(oauth::routes())
-            .merge(agent::routes())
+            .merge(shared.computer.routes())
+            .merge(control::routes().with_state(control))
+            .merge(oauth::routes().with_state(oauth))
+            .merge(agent::routes().with_state(agent))
             // Agent API clients share the base URL: paths it does not serve answer in its envelope.
             .fallback(agent::unserved)
             .layer(axum::middleware::from_fn_with_state(
-                journal::Recorder::new(self.journal().clone(), self.clock().clone()),
+                journal::Recorder::new(shared.journal.clone(), shared.clock.clone()),
                 journal::record,
             ))
-            .with_state(self.clone())
-    }
-}
-
-impl axum::extract::FromRef<AppState> for Journal {
-    fn from_ref(app: &AppState) -> Self {
-        app.journal().clone()
     }
 }
 

@@ -17,6 +17,7 @@ mod metadata;
 mod pkce;
 mod register;
 pub(crate) mod resource;
+mod state;
 pub(crate) mod store;
 mod token;
 
@@ -25,12 +26,11 @@ use axum::routing::{get, post};
 
 pub use crate::http::auth::AuthMode;
 pub use resource::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
+pub(crate) use state::{OAuthSetup, OAuthState};
 pub(crate) use store::Store;
 
-use crate::AppState;
-
 /// The routes of the discovery documents and the authorization server.
-pub(crate) fn routes() -> Router<AppState> {
+pub(crate) fn routes() -> Router<OAuthState> {
     Router::new()
         .route(
             resource::RESOURCE_METADATA_PATH,

@@ -10,14 +10,14 @@ use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde_json::json;
 
-use crate::AppState;
+use super::state::AgentState;
 
 /// The control path of one response.
 pub(crate) const FORGET_PATH: &str = "/_mock/agent/responses/{id}";
 
 /// `DELETE /_mock/agent/responses/{id}`: forgets the run; 404 when the mock holds no such id.
-pub(crate) async fn forget(State(app): State<AppState>, Path(id): Path<String>) -> Response {
-    match app.agent().remove(&id) {
+pub(crate) async fn forget(State(agent): State<AgentState>, Path(id): Path<String>) -> Response {
+    match agent.agent().remove(&id) {
         Some(run) => Json(json!({"forgotten": run.id})).into_response(),
         None => (
             StatusCode::NOT_FOUND,

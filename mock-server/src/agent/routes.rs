@@ -15,18 +15,18 @@ use super::approval::ApprovalPolicy;
 use super::connectors;
 use super::error::ApiError;
 use super::run;
+use super::state::AgentState;
 use super::store::{RATE_LIMIT, Run};
 use super::stream;
 use super::validate::{self, Validated};
 use super::wire::Tool;
-use crate::AppState;
 use crate::oauth::AuthMode;
 use crate::world::Account;
 
 /// The account a request acts as, or the 401 in the Agent API envelope.
-pub(crate) fn authenticate(app: &AppState, headers: &HeaderMap) -> Result<Account, ApiError> {
+pub(crate) fn authenticate(app: &AgentState, headers: &HeaderMap) -> Result<Account, ApiError> {
     let world = app.world();
-    if app.config().auth == AuthMode::None {
+    if app.auth_mode() == AuthMode::None {
         return world
             .account("alice")
             .cloned()
@@ -89,7 +89,7 @@ fn request_id(response: &mut Response, id: &str) {
 
 /// `POST /v1/agent` (≡ `/v1/responses` ≡ `/responses`).
 pub(crate) async fn create(
-    State(app): State<AppState>,
+    State(app): State<AgentState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -221,7 +221,7 @@ pub(crate) struct RetrieveQuery {
     format: Option<String>,
 }
 
-fn owned(app: &AppState, account: &Account, id: &str) -> Result<Arc<Run>, ApiError> {
+fn owned(app: &AgentState, account: &Account, id: &str) -> Result<Arc<Run>, ApiError> {
     if !id.starts_with("resp_") {
         return Err(ApiError::invalid_request("invalid response id").param("id"));
     }
@@ -233,7 +233,7 @@ fn owned(app: &AppState, account: &Account, id: &str) -> Result<Arc<Run>, ApiErr
 
 /// `GET …/{id}`: the snapshot, or with `stream=true&starting_after=N` the stream after N.
 pub(crate) async fn retrieve(
-    State(app): State<AppState>,
+    State(app): State<AgentState>,
     Path(id): Path<String>,
     query: Result<Query<RetrieveQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
@@ -280,7 +280,7 @@ pub(crate) async fn retrieve(
 
 /// `POST …/{id}/cancel`.
 pub(crate) async fn cancel(
-    State(app): State<AppState>,
+    State(app): State<AgentState>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -306,7 +306,7 @@ pub(crate) async fn cancel(
 
 /// `GET …/{id}/files`.
 pub(crate) async fn files(
-    State(app): State<AppState>,
+    State(app): State<AgentState>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -331,7 +331,7 @@ pub(crate) async fn files(
 
 /// `GET …/{id}/files/{file_id}/content`: the raw bytes.
 pub(crate) async fn file_content(
-    State(app): State<AppState>,
+    State(app): State<AgentState>,
     Path((id, file_id)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -411,7 +411,7 @@ fn allowed_methods(path: &str) -> &'static str {
     if path.starts_with("/_mock/") {
         return "DELETE";
     }
-    let prefix = super::PREFIXES
+    let prefix = super::paths::PREFIXES
         .iter()
         .find(|p| path == **p || path.starts_with(&format!("{p}/")));
     match prefix {

@@ -14,13 +14,13 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::resource::{self, AUTHORIZE_PATH, SCOPE};
+use super::state::OAuthState;
 use super::store::Grant;
-use crate::AppState;
 use crate::http::encoding::{escape, page, urlencode};
 
 /// `GET /oauth/authorize`.
 pub(crate) async fn authorize(
-    State(app): State<AppState>,
+    State(app): State<OAuthState>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Response {
     // A malformed query is checked like an empty one: the first missing parameter is named.
@@ -37,8 +37,8 @@ pub(crate) async fn authorize(
             return redirect_error(&app, &redirect_uri, state.as_deref(), error, &description);
         }
     };
-    if let Some(account) = app.config().auto_consent.clone() {
-        return approve(&app, grant, &account);
+    if let Some(account) = app.auto_consent() {
+        return approve(&app, grant, account);
     }
     let client_name = app
         .oauth()
@@ -51,7 +51,7 @@ pub(crate) async fn authorize(
 
 /// `POST /oauth/authorize`: the consent page's buttons.
 pub(crate) async fn decide(
-    State(app): State<AppState>,
+    State(app): State<OAuthState>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
     let form = form.map(|Form(f)| f).unwrap_or_default();
@@ -84,7 +84,7 @@ pub(crate) async fn decide(
 }
 
 /// Issues a code for `account` and sends the browser back to the client.
-fn approve(app: &AppState, grant: Grant, account: &str) -> Response {
+fn approve(app: &OAuthState, grant: Grant, account: &str) -> Response {
     let redirect_uri = grant.redirect_uri.clone();
     let state = grant.state.clone();
     let code = app.oauth().issue_code(grant, account, app.clock().now());
@@ -109,7 +109,7 @@ enum Refusal {
 }
 
 /// Checks an authorization request, in the order RFC 6749 prescribes.
-fn check(app: &AppState, params: &HashMap<String, String>) -> Result<Grant, Refusal> {
+fn check(app: &OAuthState, params: &HashMap<String, String>) -> Result<Grant, Refusal> {
     let Some(client_id) = params.get("client_id") else {
         return Err(Refusal::Page(
             "The request has no `client_id`. Register the client at /oauth/register first.".into(),
@@ -243,7 +243,7 @@ fn redirect(uri: &str, pairs: &[(&str, String)]) -> Response {
 }
 
 fn redirect_error(
-    app: &AppState,
+    app: &OAuthState,
     uri: &str,
     state: Option<&str>,
     error: &str,
@@ -271,7 +271,7 @@ fn error_page(message: &str) -> Response {
         .into_response()
 }
 
-fn consent_page(app: &AppState, request: &str, client_name: &str) -> Response {
+fn consent_page(app: &OAuthState, request: &str, client_name: &str) -> Response {
     let accounts: String = app
         .world()
         .accounts()

@@ -11,10 +11,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::resource::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, SCOPE, TOKEN_PATH, issuer};
-use crate::AppState;
+use super::state::OAuthState;
 
 /// `GET /.well-known/oauth-protected-resource[/rest/computer/mcp]` (RFC 9728).
-pub(crate) async fn protected_resource(State(app): State<AppState>) -> Response {
+pub(crate) async fn protected_resource(State(app): State<OAuthState>) -> Response {
     let base = app.base_url();
     Json(json!({
         "resource": format!("{base}{MCP_PATH}"),
@@ -29,7 +29,7 @@ pub(crate) async fn protected_resource(State(app): State<AppState>) -> Response 
 
 /// `GET /.well-known/oauth-authorization-server` (RFC 8414), also served at the OpenID
 /// configuration URL that clients try next.
-pub(crate) async fn authorization_server(State(app): State<AppState>) -> Response {
+pub(crate) async fn authorization_server(State(app): State<OAuthState>) -> Response {
     let issuer = issuer(app.base_url());
     Json(json!({
         "issuer": issuer,

@@ -13,11 +13,11 @@ use serde_json::{Map, Value, json};
 
 use super::error::{Code, OAuthError};
 use super::resource::SCOPE;
+use super::state::OAuthState;
 use super::store::AuthMethod;
-use crate::AppState;
 
 /// `POST /oauth/register`.
-pub(crate) async fn register(State(app): State<AppState>, body: Bytes) -> Response {
+pub(crate) async fn register(State(app): State<OAuthState>, body: Bytes) -> Response {
     match register_client(&app, &body) {
         Ok(body) => {
             let mut response = (StatusCode::CREATED, Json(body)).into_response();
@@ -34,7 +34,7 @@ fn metadata_error(message: impl Into<String>) -> OAuthError {
     OAuthError::new(Code::InvalidClientMetadata, message)
 }
 
-fn register_client(app: &AppState, body: &[u8]) -> Result<Value, OAuthError> {
+fn register_client(app: &OAuthState, body: &[u8]) -> Result<Value, OAuthError> {
     let request: Map<String, Value> = serde_json::from_slice(body).map_err(|e| {
         metadata_error(format!(
             "The registration request must be a JSON object of client metadata (RFC 7591): {e}"

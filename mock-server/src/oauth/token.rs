@@ -17,13 +17,13 @@ use serde_json::json;
 use super::error::{Code, OAuthError};
 use super::pkce::s256_challenge;
 use super::resource::canonical_resource;
+use super::state::OAuthState;
 use super::store::{self, ACCESS_TOKEN_TTL, AuthMethod, Issued, Store};
-use crate::AppState;
 use crate::http::encoding::base64_decode;
 
 /// `POST /oauth/token` (form-encoded).
 pub(crate) async fn token(
-    State(app): State<AppState>,
+    State(app): State<OAuthState>,
     headers: HeaderMap,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
@@ -137,7 +137,7 @@ fn client_id(
 }
 
 fn authorization_code(
-    app: &AppState,
+    app: &OAuthState,
     headers: &HeaderMap,
     params: &HashMap<String, String>,
 ) -> Result<Issued, OAuthError> {
@@ -196,7 +196,7 @@ impl From<OAuthError> for CodeError {
 }
 
 fn refresh(
-    app: &AppState,
+    app: &OAuthState,
     headers: &HeaderMap,
     params: &HashMap<String, String>,
 ) -> Result<Issued, OAuthError> {
@@ -283,7 +283,7 @@ fn refresh(
 
 /// Every check of a code that has not been used yet.
 fn check_code(
-    app: &AppState,
+    app: &OAuthState,
     found: &store::Code,
     client: &str,
     params: &HashMap<String, String>,
