@@ -21,12 +21,14 @@ use std::time::Duration;
 use axum::Router;
 
 pub use model::elicitation::form_content_problem;
+pub(crate) use model::jsonrpc::ErrorData;
 pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
 pub use tools::TOOL_NAMES;
 
 use crate::clock::Clock;
 use crate::fixtures::Catalog;
 use crate::http::auth::Authenticator;
+use crate::limits::StateLimits;
 use crate::world::World;
 use engine::Engine;
 use service::Service;
@@ -53,6 +55,8 @@ pub(crate) struct Setup {
     pub(crate) call_wait: Duration,
     /// How the endpoint authenticates.
     pub(crate) authenticator: Authenticator,
+    /// How many handshake sessions it keeps, and for how long unused.
+    pub(crate) limits: StateLimits,
 }
 
 impl Computer {
@@ -65,11 +69,12 @@ impl Computer {
             base_url,
             call_wait,
             authenticator,
+            limits,
         } = setup;
         let engine = Engine::new(clock, catalog, world, base_url.clone(), call_wait);
         let service = Service::new(Arc::new(engine));
         Self {
-            endpoint: Endpoint::new(service.clone(), authenticator, &base_url),
+            endpoint: Endpoint::new(service.clone(), authenticator, &base_url, &limits),
             service,
         }
     }

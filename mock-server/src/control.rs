@@ -244,7 +244,20 @@ fn s3_error(status: StatusCode, code: &str, message: &str) -> Response {
 }
 
 /// The S3-style presigned POST endpoint behind `upload_url`.
-async fn upload(State(app): State<ControlState>, mut form: axum::extract::Multipart) -> Response {
+async fn upload(
+    State(app): State<ControlState>,
+    form: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Response {
+    let Ok(mut form) = form else {
+        // What S3 answers a POST to a bucket that is not a form upload.
+        return s3_error(
+            StatusCode::PRECONDITION_FAILED,
+            "PreconditionFailed",
+            "At least one of the pre-conditions you specified did not hold: Bucket POST must be \
+             of the enclosure-type multipart/form-data. Send the envelope's fields, then the \
+             file, as multipart/form-data.",
+        );
+    };
     let mut fields: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     let mut file: Option<Bytes> = None;
     loop {

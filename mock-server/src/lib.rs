@@ -85,6 +85,7 @@ mod error;
 pub mod fixtures;
 mod http;
 pub mod journal;
+mod limits;
 mod oauth;
 mod serve;
 pub mod world;
@@ -108,6 +109,7 @@ pub use journal::{
     Exchange, Journal, JournalConfig, JournalGap, JournalQuery, JournalStats, SseRecord,
     StatusFilter, WaitError, fingerprint,
 };
+pub use limits::StateLimits;
 pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub use serve::ConnectionLimits;
 pub use world::World;
@@ -161,6 +163,8 @@ pub struct Config {
     pub journal: JournalConfig,
     /// Read timeouts and the cap on open connections (for [`MockServerBuilder::start`]).
     pub connections: ConnectionLimits,
+    /// Caps on handshake sessions, OAuth registrations and codes.
+    pub limits: StateLimits,
 }
 
 impl Default for Config {
@@ -178,6 +182,7 @@ impl Default for Config {
             world: None,
             journal: JournalConfig::default(),
             connections: ConnectionLimits::default(),
+            limits: StateLimits::default(),
         }
     }
 }
@@ -226,7 +231,10 @@ impl AppState {
                 known: world.accounts().iter().map(|a| a.id.clone()).collect(),
             });
         }
-        let oauth = Arc::new(oauth::Store::default());
+        let oauth = Arc::new(oauth::Store::new(
+            config.limits.max_oauth_clients,
+            config.limits.max_oauth_codes,
+        ));
         let authenticator = http::auth::Authenticator::new(
             config.auth,
             world.clone(),
@@ -240,6 +248,7 @@ impl AppState {
             base_url: base_url.clone(),
             call_wait: config.call_wait,
             authenticator,
+            limits: config.limits,
         });
         Ok(Self {
             inner: Arc::new(Shared {
@@ -310,6 +319,9 @@ impl AppState {
             .merge(agent::routes().with_state(agent))
             // Agent API clients share the base URL: paths it does not serve answer in its envelope.
             .fallback(agent::unserved)
+            // The journal enforces each surface's body limit and answers in its shape; axum's
+            // own 2 MB default would otherwise refuse 2-4 MiB bodies as plain text first.
+            .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT))
             .layer(axum::middleware::from_fn_with_state(
                 journal::Recorder::new(shared.journal.clone(), shared.clock.clone()),
                 journal::record,
@@ -443,6 +455,12 @@ impl MockServerBuilder {
     /// Sets how much the journal keeps and where it writes ([`JournalConfig`]).
     pub fn journal(mut self, journal: JournalConfig) -> Self {
         self.config.journal = journal;
+        self
+    }
+
+    /// Sets the caps on sessions, OAuth registrations and codes ([`StateLimits`]).
+    pub fn limits(mut self, limits: StateLimits) -> Self {
+        self.config.limits = limits;
         self
     }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use mock_server::{
-    AuthMode, ClockMode, Config, ConnectionLimits, JournalConfig, MockServer,
+    AuthMode, ClockMode, Config, ConnectionLimits, JournalConfig, MockServer, StateLimits,
     fixtures::parse_duration,
 };
 
@@ -70,6 +70,18 @@ struct Cli {
     #[arg(long, value_name = "N", default_value = "512",
           value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
+    /// End a handshake MCP session unused for this long, in real time (0: never).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = duration)]
+    session_idle_timeout: Duration,
+    /// Most handshake MCP sessions open at once; past it initialize is refused.
+    #[arg(long, value_name = "N", default_value = "10000")]
+    max_sessions: usize,
+    /// Most OAuth clients registered; past it registration is refused.
+    #[arg(long, value_name = "N", default_value = "10000")]
+    max_oauth_clients: usize,
+    /// Most OAuth codes and consent pages outstanding; past it sign-in is refused.
+    #[arg(long, value_name = "N", default_value = "10000")]
+    max_oauth_codes: usize,
 }
 
 fn time_scale(text: &str) -> Result<f64, String> {
@@ -150,6 +162,16 @@ async fn main() -> ExitCode {
             body_read_timeout: cli.body_read_timeout,
             max_connections: usize::try_from(cli.max_connections).unwrap_or(usize::MAX),
         },
+        limits: StateLimits {
+            session_idle_timeout: if cli.session_idle_timeout.is_zero() {
+                Duration::MAX
+            } else {
+                cli.session_idle_timeout
+            },
+            max_sessions: cli.max_sessions,
+            max_oauth_clients: cli.max_oauth_clients,
+            max_oauth_codes: cli.max_oauth_codes,
+        },
     };
     let server = match MockServer::builder().config(config).start().await {
         Ok(server) => server,
@@ -227,6 +249,11 @@ mod tests {
             usize::try_from(cli.max_connections),
             Ok(limits.max_connections)
         );
+        let state = StateLimits::default();
+        assert_eq!(cli.session_idle_timeout, state.session_idle_timeout);
+        assert_eq!(cli.max_sessions, state.max_sessions);
+        assert_eq!(cli.max_oauth_clients, state.max_oauth_clients);
+        assert_eq!(cli.max_oauth_codes, state.max_oauth_codes);
     }
 
     #[test]

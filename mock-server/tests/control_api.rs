@@ -111,6 +111,10 @@ async fn reset_forgets_threads_and_restores_credits() {
     assert_eq!(reset.status, StatusCode::OK);
 
     assert_eq!(mock.handle.world().credits("alice"), full);
+    // A reset ends the session too (the client initializes again), and the thread is gone.
+    let stale = client.rpc("ping", json!({})).await;
+    assert_eq!(stale.status, StatusCode::NOT_FOUND, "{stale:?}");
+    let mut client = mock.session("alice-dev-token").await;
     let read = client
         .call("read_thread", json!({"thread_id": thread}))
         .await;

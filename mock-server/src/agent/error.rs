@@ -2,8 +2,11 @@
 //! status as an integer (as recorded from the live API), with an optional `param`.
 
 use axum::Json;
+use axum::extract::{FromRequestParts, Path};
 use axum::response::{IntoResponse, Response};
+use http::request::Parts;
 use http::{HeaderName, HeaderValue, StatusCode};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// An Agent API error answered over HTTP.
@@ -93,6 +96,29 @@ impl IntoResponse for ApiError {
             }
         }
         response
+    }
+}
+
+/// The ids in an Agent API path (`…/{id}`, `…/{id}/files/{file_id}/content`). An id that is not
+/// valid UTF-8 once percent-decoded (`GET /v1/agent/%FF`) is refused in the API's envelope, as
+/// the live API refuses a malformed id: 400 `invalid response id`.
+pub(crate) struct PathIds<T>(pub(crate) T);
+
+impl<S, T> FromRequestParts<S> for PathIds<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned + Send,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(ids)) => Ok(Self(ids)),
+            Err(_) => Err(ApiError::invalid_request(
+                "invalid response id: an id in the path is not valid UTF-8 once percent-decoded",
+            )
+            .param("id")),
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::Deserialize;
@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::approval::ApprovalPolicy;
 use super::connectors;
-use super::error::ApiError;
+use super::error::{ApiError, PathIds};
 use super::run;
 use super::state::AgentState;
 use super::store::{RATE_LIMIT, Run};
@@ -234,7 +234,7 @@ fn owned(app: &AgentState, account: &Account, id: &str) -> Result<Arc<Run>, ApiE
 /// `GET …/{id}`: the snapshot, or with `stream=true&starting_after=N` the stream after N.
 pub(crate) async fn retrieve(
     State(app): State<AgentState>,
-    Path(id): Path<String>,
+    PathIds(id): PathIds<String>,
     query: Result<Query<RetrieveQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -281,7 +281,7 @@ pub(crate) async fn retrieve(
 /// `POST …/{id}/cancel`.
 pub(crate) async fn cancel(
     State(app): State<AgentState>,
-    Path(id): Path<String>,
+    PathIds(id): PathIds<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let account = authenticate(&app, &headers)?;
@@ -307,7 +307,7 @@ pub(crate) async fn cancel(
 /// `GET …/{id}/files`.
 pub(crate) async fn files(
     State(app): State<AgentState>,
-    Path(id): Path<String>,
+    PathIds(id): PathIds<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let account = authenticate(&app, &headers)?;
@@ -332,7 +332,7 @@ pub(crate) async fn files(
 /// `GET …/{id}/files/{file_id}/content`: the raw bytes.
 pub(crate) async fn file_content(
     State(app): State<AgentState>,
-    Path((id, file_id)): Path<(String, String)>,
+    PathIds((id, file_id)): PathIds<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let account = authenticate(&app, &headers)?;

@@ -28,6 +28,7 @@ use super::model::jsonrpc::{ErrorData, Incoming};
 use super::service::Service;
 use crate::clock::iso;
 use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
+use crate::limits::StateLimits;
 use crate::oauth::resource::{self, MCP_PATH};
 use elicitation::Elicitations;
 use handshake::{SESSION_HEADER, Sessions};
@@ -52,11 +53,16 @@ struct Parts {
 
 impl Endpoint {
     /// The endpoint of a mock whose URLs start with `base_url`.
-    pub(crate) fn new(service: Service, authenticator: Authenticator, base_url: &str) -> Self {
+    pub(crate) fn new(
+        service: Service,
+        authenticator: Authenticator,
+        base_url: &str,
+        limits: &StateLimits,
+    ) -> Self {
         Self {
             inner: Arc::new(Parts {
                 service,
-                sessions: Sessions::default(),
+                sessions: Sessions::new(limits.session_idle_timeout, limits.max_sessions),
                 tasks: Tasks::default(),
                 elicitations: Arc::default(),
                 authenticator,
@@ -71,13 +77,16 @@ impl Endpoint {
         let origins = origin::Origins::of(&self.inner.base_url);
         Router::new()
             .route(MCP_PATH, get(stream).post(post).delete(delete))
+            .method_not_allowed_fallback(wrong_method)
             .route_layer(middleware::from_fn_with_state(origins, origin::guard))
             .with_state(self.clone())
     }
 
-    /// Forgets every thread, task and pending in-call question (`POST /_mock/reset`); a later
-    /// answer or poll is refused as unknown.
+    /// Forgets every thread, task, pending in-call question and handshake session (`POST
+    /// /_mock/reset`); a later answer or poll is refused as unknown, a later request in a
+    /// session gets 404 (the client initializes again).
     pub(crate) fn reset(&self) {
+        self.inner.sessions.clear();
         self.inner.service.reset();
         self.inner.tasks.clear();
         self.inner.elicitations.clear();
@@ -198,6 +207,14 @@ async fn post(
             handshake::request(service, elicitations, account, session, request).await
         }
     }
+}
+
+/// Any other method on the MCP URL (`PUT`, `PATCH`, …): 405 with a JSON-RPC error and `Allow`.
+async fn wrong_method(method: axum::http::Method) -> ErrorData {
+    ErrorData::method_not_allowed(format!(
+        "Method Not Allowed: the MCP endpoint takes POST (JSON-RPC messages), GET (the \
+         standalone SSE stream of a session) and DELETE (ending a session), not {method}."
+    ))
 }
 
 /// `GET /rest/computer/mcp`: the standalone server-to-client stream.

@@ -309,15 +309,12 @@ impl Surface {
                 .into_response(),
             Self::Control => (status, axum::Json(json!({"error": sentence}))).into_response(),
             Self::Mcp => {
-                let (code, kind) = match status {
-                    StatusCode::BAD_REQUEST => (-32700, "Parse error"),
-                    _ => (-32600, "Invalid Request"),
+                let kind = match status {
+                    StatusCode::BAD_REQUEST => "Parse error",
+                    _ => "Invalid Request",
                 };
-                let body = json!({
-                    "jsonrpc": "2.0", "id": null,
-                    "error": {"code": code, "message": format!("{kind}: {sentence}")},
-                });
-                (status, axum::Json(body)).into_response()
+                crate::computer::ErrorData::refused_body(status, format!("{kind}: {sentence}"))
+                    .into_response()
             }
         }
     }

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::resource::{self, AUTHORIZE_PATH, SCOPE};
 use super::state::OAuthState;
-use super::store::Grant;
+use super::store::{Full, Grant};
 use crate::http::encoding::{escape, page, urlencode};
 
 /// `GET /oauth/authorize`.
@@ -45,8 +45,11 @@ pub(crate) async fn authorize(
         .client(&grant.client_id)
         .and_then(|c| c.name)
         .unwrap_or_else(|| grant.client_id.clone());
-    let request = app.oauth().park(grant, app.clock().now());
-    consent_page(&app, &request, &client_name)
+    let (uri, state) = (grant.redirect_uri.clone(), grant.state.clone());
+    match app.oauth().park(grant, app.clock().now()) {
+        Ok(request) => consent_page(&app, &request, &client_name),
+        Err(full) => too_many_codes(&app, &uri, state.as_deref(), full),
+    }
 }
 
 /// `POST /oauth/authorize`: the consent page's buttons.
@@ -87,7 +90,10 @@ pub(crate) async fn decide(
 fn approve(app: &OAuthState, grant: Grant, account: &str) -> Response {
     let redirect_uri = grant.redirect_uri.clone();
     let state = grant.state.clone();
-    let code = app.oauth().issue_code(grant, account, app.clock().now());
+    let code = match app.oauth().issue_code(grant, account, app.clock().now()) {
+        Ok(code) => code,
+        Err(full) => return too_many_codes(app, &redirect_uri, state.as_deref(), full),
+    };
     let mut pairs = vec![("code", code)];
     if let Some(state) = state {
         pairs.push(("state", state));
@@ -258,6 +264,22 @@ fn redirect_error(
     }
     pairs.push(("iss", resource::issuer(app.base_url())));
     redirect(uri, &pairs)
+}
+
+/// The redirect when the store keeps no more codes: RFC 6749's `temporarily_unavailable`.
+fn too_many_codes(app: &OAuthState, uri: &str, state: Option<&str>, full: Full) -> Response {
+    redirect_error(
+        app,
+        uri,
+        state,
+        "temporarily_unavailable",
+        &format!(
+            "The mock already holds {} sign-ins waiting for consent or for their code to be \
+             exchanged, the most it keeps (--max-oauth-codes); try again once some expire \
+             (codes after 10 minutes, consent pages after 30).",
+            full.max
+        ),
+    )
 }
 
 fn error_page(message: &str) -> Response {

@@ -25,6 +25,8 @@ pub(crate) enum Code {
     InvalidClientMetadata,
     /// A `redirect_uris` entry the mock cannot use (RFC 7591).
     InvalidRedirectUri,
+    /// The server keeps no more of something (RFC 6749 §4.1.2.1's code, answered 503).
+    TemporarilyUnavailable,
 }
 
 impl Code {
@@ -38,6 +40,7 @@ impl Code {
             Self::InvalidTarget => "invalid_target",
             Self::InvalidClientMetadata => "invalid_client_metadata",
             Self::InvalidRedirectUri => "invalid_redirect_uri",
+            Self::TemporarilyUnavailable => "temporarily_unavailable",
         }
     }
 }
@@ -64,6 +67,7 @@ impl IntoResponse for OAuthError {
         // RFC 6749 §5.2: invalid_client is a 401 when the client tried to authenticate.
         let status = match self.code {
             Code::InvalidClient => StatusCode::UNAUTHORIZED,
+            Code::TemporarilyUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_REQUEST,
         };
         let mut response = (

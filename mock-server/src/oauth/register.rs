@@ -90,7 +90,18 @@ fn register_client(app: &OAuthState, body: &[u8]) -> Result<Value, OAuthError> {
         .map(str::to_owned);
     let client = app
         .oauth()
-        .register(auth_method, redirect_uris.clone(), name.clone());
+        .register(auth_method, redirect_uris.clone(), name.clone())
+        .map_err(|full| {
+            OAuthError::new(
+                Code::TemporarilyUnavailable,
+                format!(
+                    "The mock already holds {} registered clients, the most it keeps \
+                     (--max-oauth-clients): reuse a client_id you registered before, or restart \
+                     the mock.",
+                    full.max
+                ),
+            )
+        })?;
     let issued_at = app.clock().now().timestamp();
     // Echo the request, then set what the server decides.
     let mut answer = request;

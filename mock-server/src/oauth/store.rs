@@ -130,9 +130,47 @@ struct Inner {
 }
 
 /// The authorization server's memory.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Store {
     inner: Mutex<Inner>,
+    /// Most registered clients.
+    max_clients: usize,
+    /// Most authorization codes and consent requests kept (expired ones are swept first).
+    max_codes: usize,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        let limits = crate::limits::StateLimits::default();
+        Self::new(limits.max_oauth_clients, limits.max_oauth_codes)
+    }
+}
+
+/// The store already holds as many of something as it keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Full {
+    /// How many it keeps.
+    pub(crate) max: usize,
+}
+
+impl Inner {
+    /// Forgets consent requests and codes past their expiry (a late exchange of an expired
+    /// code is then refused as unknown rather than as expired: `invalid_grant` either way).
+    fn sweep(&mut self, now: DateTime<Utc>) {
+        self.pending.retain(|_, p| now < p.expires_at);
+        self.codes.retain(|_, c| now < c.expires_at);
+    }
+
+    /// Whether one more code or consent request fits in `max`, after a sweep.
+    fn room_for_code(&mut self, now: DateTime<Utc>, max: usize) -> Result<(), Full> {
+        if self.codes.len() + self.pending.len() >= max {
+            self.sweep(now);
+        }
+        if self.codes.len() + self.pending.len() >= max {
+            return Err(Full { max });
+        }
+        Ok(())
+    }
 }
 
 fn random(prefix: &str) -> String {
@@ -140,19 +178,36 @@ fn random(prefix: &str) -> String {
 }
 
 impl Store {
+    /// An empty store keeping at most `max_clients` clients and `max_codes` outstanding codes
+    /// and consent requests.
+    pub(crate) fn new(max_clients: usize, max_codes: usize) -> Self {
+        Self {
+            inner: Mutex::default(),
+            max_clients,
+            max_codes,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Registers a client and returns it with its new id (and secret, unless public).
+    /// Registers a client and returns it with its new id (and secret, unless public), or
+    /// [`Full`] when as many clients as the store keeps are registered.
     pub(crate) fn register(
         &self,
         auth_method: AuthMethod,
         redirect_uris: Vec<String>,
         name: Option<String>,
-    ) -> Client {
+    ) -> Result<Client, Full> {
+        let mut inner = self.lock();
+        if inner.clients.len() >= self.max_clients {
+            return Err(Full {
+                max: self.max_clients,
+            });
+        }
         let client = Client {
             client_id: random("mock-client-"),
             secret: (auth_method != AuthMethod::None).then(|| random("mock-secret-")),
@@ -160,10 +215,10 @@ impl Store {
             redirect_uris,
             name,
         };
-        self.lock()
+        inner
             .clients
             .insert(client.client_id.clone(), client.clone());
-        client
+        Ok(client)
     }
 
     /// A registered client.
@@ -171,17 +226,20 @@ impl Store {
         self.lock().clients.get(client_id).cloned()
     }
 
-    /// Parks a checked authorization request until the person decides; returns its id.
-    pub(crate) fn park(&self, grant: Grant, now: DateTime<Utc>) -> String {
+    /// Parks a checked authorization request until the person decides; returns its id, or
+    /// [`Full`] when as many codes and consent requests as the store keeps are outstanding.
+    pub(crate) fn park(&self, grant: Grant, now: DateTime<Utc>) -> Result<String, Full> {
         let id = random("consent-");
-        self.lock().pending.insert(
+        let mut inner = self.lock();
+        inner.room_for_code(now, self.max_codes)?;
+        inner.pending.insert(
             id.clone(),
             Pending {
                 grant,
                 expires_at: crate::clock::after(now, CONSENT_TTL),
             },
         );
-        id
+        Ok(id)
     }
 
     /// Takes a parked request (once): `None` if unknown, already answered, or expired.
@@ -190,10 +248,18 @@ impl Store {
         (now < pending.expires_at).then_some(pending.grant)
     }
 
-    /// Issues an authorization code for `account`.
-    pub(crate) fn issue_code(&self, grant: Grant, account: &str, now: DateTime<Utc>) -> String {
+    /// Issues an authorization code for `account`, or [`Full`] when as many codes and consent
+    /// requests as the store keeps are outstanding.
+    pub(crate) fn issue_code(
+        &self,
+        grant: Grant,
+        account: &str,
+        now: DateTime<Utc>,
+    ) -> Result<String, Full> {
         let code = random("mock-code-");
-        self.lock().codes.insert(
+        let mut inner = self.lock();
+        inner.room_for_code(now, self.max_codes)?;
+        inner.codes.insert(
             code.clone(),
             Code {
                 grant,
@@ -202,7 +268,7 @@ impl Store {
                 used_by_family: None,
             },
         );
-        code
+        Ok(code)
     }
 
     /// Runs `f` on a code, under the lock, so checking and spending it is one step.

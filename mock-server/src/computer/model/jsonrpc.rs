@@ -162,6 +162,37 @@ impl ErrorData {
         error
     }
 
+    /// A method the MCP URL does not take (HTTP 405, `Allow: GET, POST, DELETE`).
+    pub(crate) fn method_not_allowed(message: impl Into<String>) -> Self {
+        let mut error = Self::new(
+            ErrorCode::SERVER_ERROR,
+            StatusCode::METHOD_NOT_ALLOWED,
+            message,
+        );
+        error.header = Some((header::ALLOW, HeaderValue::from_static("GET, POST, DELETE")));
+        error
+    }
+
+    /// A body the endpoint refused before reading it as JSON-RPC: too large (413), cut short
+    /// (400) or stalled (408). A body cut short is a parse error, the others invalid requests.
+    pub(crate) fn refused_body(status: StatusCode, message: impl Into<String>) -> Self {
+        let code = if status == StatusCode::BAD_REQUEST {
+            ErrorCode::PARSE_ERROR
+        } else {
+            ErrorCode::INVALID_REQUEST
+        };
+        Self::new(code, status, message)
+    }
+
+    /// The server keeps no more of something a request would add (HTTP 503).
+    pub(crate) fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorCode::SERVER_ERROR,
+            StatusCode::SERVICE_UNAVAILABLE,
+            message,
+        )
+    }
+
     /// An unknown or ended session (HTTP 404).
     pub(crate) fn session_not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::SESSION_NOT_FOUND, StatusCode::NOT_FOUND, message)

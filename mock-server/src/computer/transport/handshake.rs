@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -14,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
 use tokio::sync::watch;
+use tokio::time::Instant;
 use tokio_stream::wrappers::WatchStream;
 use uuid::Uuid;
 
@@ -45,15 +47,53 @@ pub(crate) struct Session {
     id: String,
     /// Flips to `true` when the session ends, closing its GET streams.
     closed: watch::Sender<bool>,
+    /// When a request last named the session (real, monotonic time).
+    last_used: Instant,
 }
 
-/// All open sessions.
-#[derive(Debug, Default)]
+impl Session {
+    /// Whether the session has sat unused past `idle` at `now`; an open GET stream is use.
+    fn expired(&self, now: Instant, idle: Duration) -> bool {
+        self.closed.receiver_count() == 0 && now.saturating_duration_since(self.last_used) >= idle
+    }
+}
+
+/// All open sessions, at most `max` of them; one unused for `idle` ends.
+#[derive(Debug)]
 pub(crate) struct Sessions {
     sessions: Mutex<HashMap<String, Session>>,
+    idle: Duration,
+    max: usize,
 }
 
 impl Sessions {
+    /// No sessions yet; at most `max` open at once, each ending after `idle` unused.
+    pub(crate) fn new(idle: Duration, max: usize) -> Self {
+        Self {
+            sessions: Mutex::default(),
+            idle,
+            max,
+        }
+    }
+
+    /// Ends every session (`POST /_mock/reset`), closing their GET streams.
+    pub(crate) fn clear(&self) {
+        for (_, session) in self.lock().drain() {
+            let _ = session.closed.send(true);
+        }
+    }
+
+    /// Ends every session unused for longer than the idle timeout.
+    fn sweep(sessions: &mut HashMap<String, Session>, now: Instant, idle: Duration) {
+        sessions.retain(|_, session| {
+            let keep = !session.expired(now, idle);
+            if !keep {
+                let _ = session.closed.send(true);
+            }
+            keep
+        });
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
         self.sessions
             .lock()
@@ -64,12 +104,24 @@ impl Sessions {
     /// request's `MCP-Protocol-Version` is one this server speaks.
     pub(crate) fn open(&self, headers: &HeaderMap, account: &str) -> Result<Session, ErrorData> {
         let session_id = session_id(headers)?;
-        let session = self
-            .lock()
-            .get(&session_id)
-            .filter(|s| s.account == account)
-            .cloned()
-            .ok_or_else(session_not_found)?;
+        let now = Instant::now();
+        let session = {
+            let mut sessions = self.lock();
+            match sessions.get_mut(&session_id) {
+                Some(s) if s.account == account && s.expired(now, self.idle) => {
+                    if let Some(ended) = sessions.remove(&session_id) {
+                        let _ = ended.closed.send(true);
+                    }
+                    None
+                }
+                Some(s) if s.account == account => {
+                    s.last_used = now;
+                    Some(s.clone())
+                }
+                _ => None,
+            }
+        }
+        .ok_or_else(session_not_found)?;
         check_version_header(headers, &session)?;
         Ok(session)
     }
@@ -98,17 +150,36 @@ impl Sessions {
             .get("capabilities")
             .map(ClientCapabilities::read)
             .unwrap_or_default();
-        self.lock().insert(
-            session_id.clone(),
-            Session {
-                account: account.to_owned(),
-                protocol_version: version,
-                initialized: false,
-                capabilities,
-                id: session_id.clone(),
-                closed,
-            },
-        );
+        let now = Instant::now();
+        {
+            let mut sessions = self.lock();
+            if sessions.len() >= self.max {
+                Self::sweep(&mut sessions, now, self.idle);
+            }
+            if sessions.len() >= self.max {
+                return ErrorData::unavailable(format!(
+                    "Too many open sessions: this server keeps at most {} (--max-sessions). End \
+                     sessions you no longer use with DELETE, or wait: a session unused for {} \
+                     ends.",
+                    self.max,
+                    crate::limits::describe(self.idle)
+                ))
+                .with_id(Some(request.id.clone()))
+                .into_response();
+            }
+            sessions.insert(
+                session_id.clone(),
+                Session {
+                    account: account.to_owned(),
+                    protocol_version: version,
+                    initialized: false,
+                    capabilities,
+                    id: session_id.clone(),
+                    closed,
+                    last_used: now,
+                },
+            );
+        }
         let result = InitializeResult {
             protocol_version: version,
             capabilities: ServerCapabilities::HANDSHAKE,

@@ -1,0 +1,64 @@
+//! Caps on what the mock keeps for its clients between requests, so a long-running mock's
+//! memory stays bounded whatever its clients do: handshake-era MCP sessions, OAuth client
+//! registrations and outstanding authorization codes.
+
+use std::time::Duration;
+
+/// How much client state the mock keeps; the command line maps onto this one to one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateLimits {
+    /// A handshake-era MCP session unused for this long ends (its id then gets 404, and the
+    /// client initializes again, as the transport requires). Measured in real, monotonic time,
+    /// not on the virtual clock, so advancing virtual time never ends a session; a session with
+    /// an open GET stream is in use. Default: 1 hour.
+    pub session_idle_timeout: Duration,
+    /// Most handshake-era MCP sessions open at once; past it `initialize` is refused (503 with
+    /// a JSON-RPC error) until one ends. Default: 10,000.
+    pub max_sessions: usize,
+    /// Most OAuth clients registered (`/oauth/register`); past it registration is refused
+    /// (503 `temporarily_unavailable`). Default: 10,000.
+    pub max_oauth_clients: usize,
+    /// Most OAuth authorization codes and consent pages outstanding (neither used nor
+    /// expired); past it `/oauth/authorize` redirects with `temporarily_unavailable`.
+    /// Default: 10,000.
+    pub max_oauth_codes: usize,
+}
+
+impl Default for StateLimits {
+    fn default() -> Self {
+        Self {
+            session_idle_timeout: Duration::from_secs(60 * 60),
+            max_sessions: 10_000,
+            max_oauth_clients: 10_000,
+            max_oauth_codes: 10_000,
+        }
+    }
+}
+
+/// A span as a person reads it in a refusal: `1 hour`, `30 minutes`, `45 seconds`, `250 ms`.
+pub(crate) fn describe(span: Duration) -> String {
+    let secs = span.as_secs();
+    let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    if secs == 0 {
+        format!("{} ms", span.as_millis())
+    } else if secs % 3600 == 0 {
+        plural(secs / 3600, "hour")
+    } else if secs % 60 == 0 {
+        plural(secs / 60, "minute")
+    } else {
+        plural(secs, "second")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_read_in_their_largest_whole_unit() {
+        assert_eq!(describe(Duration::from_secs(3600)), "1 hour");
+        assert_eq!(describe(Duration::from_secs(1800)), "30 minutes");
+        assert_eq!(describe(Duration::from_secs(90)), "90 seconds");
+        assert_eq!(describe(Duration::from_millis(250)), "250 ms");
+    }
+}
