@@ -60,6 +60,9 @@ fn clock_json(app: &AppState) -> Value {
     let mode = match clock.mode() {
         crate::ClockMode::Scaled { factor } => json!({"scaled": factor}),
         crate::ClockMode::Manual => json!("manual"),
+        crate::ClockMode::Driven { look_step } => json!({
+            "driven": {"look_step_ms": u64::try_from(look_step.as_millis()).unwrap_or(u64::MAX)}
+        }),
     };
     json!({"now": crate::clock::iso(clock.now()), "mode": mode})
 }

@@ -21,7 +21,7 @@ use crate::agent::error::ApiError;
 use crate::agent::store::{Pause, Run, Store};
 use crate::agent::tools;
 use crate::agent::wire::{Tool, new_id};
-use crate::clock::Clock;
+use crate::clock::{Clock, Pacer};
 use crate::fixtures::{AgentScript, AgentStep, EndStatus};
 
 /// How long a cancelled run takes to stop after the cancel was acknowledged.
@@ -43,6 +43,10 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
         response,
     ));
     run.state().turn = setup.turn;
+    // A background run nobody streams sleeps without moving a driven clock: the client's
+    // polls do. Every other run has the client waiting on it, so its steps jump.
+    let pacer = (background && request.stream != Some(true)).then(|| clock.pacer());
+    run.state().waker = pacer.as_ref().map(Pacer::waker);
     store.insert(run.clone());
     run.emit("response.created", json!({"response": run.snapshot()}));
     // A function's result sent back in a continuation is what the model goes on with.
@@ -51,6 +55,7 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
     let engine = Engine {
         at: created,
         clock: clock.clone(),
+        pacer,
         run: run.clone(),
         setup,
         last_output,
@@ -71,6 +76,9 @@ pub(super) struct Engine {
     at: chrono::DateTime<chrono::Utc>,
     /// The mock's virtual clock.
     pub(super) clock: Clock,
+    /// A background run's registration as background work (see [`Pacer`]); `None` when the
+    /// client waits on the run.
+    pacer: Option<Pacer>,
     /// The run's snapshot and event log.
     pub(super) run: Arc<Run>,
     /// What the run started from.
@@ -249,10 +257,19 @@ impl Engine {
             return false;
         }
         let slept = tokio::select! {
-            () = self.clock.sleep_until(self.at) => true,
+            () = self.sleep_until(self.at) => true,
             _ = cancel.wait_for(|c| *c) => false,
         };
         !slept || *self.run.cancelled().borrow()
+    }
+
+    /// Sleeps on the virtual clock: as background work when nobody waits on the run, else as
+    /// a wait the client is blocked on (a driven clock jumps).
+    async fn sleep_until(&self, at: chrono::DateTime<chrono::Utc>) {
+        match &self.pacer {
+            Some(pacer) => pacer.sleep_until(at).await,
+            None => self.clock.block_until(at).await,
+        }
     }
 
     pub(super) fn has_tool(&self, pred: impl Fn(&Tool) -> bool) -> bool {
@@ -361,7 +378,9 @@ impl Engine {
     }
 
     async fn end_cancelled(&mut self) {
-        self.clock.sleep(CANCEL_LATENCY).await;
+        let stopped =
+            crate::clock::after(self.clock.now(), crate::clock::to_chrono(CANCEL_LATENCY));
+        self.sleep_until(stopped).await;
         {
             let mut state = self.run.state();
             let response = &mut state.response;
