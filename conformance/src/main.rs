@@ -57,9 +57,10 @@ struct RunArgs {
     /// Real-time limit per scenario, in seconds.
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
-    /// Virtual seconds per real second on the mock's clock.
-    #[arg(long, default_value_t = runner::DEFAULT_TIME_SCALE)]
-    time_scale: f64,
+    /// Run each mock on a clock this many times real time instead of the driven one (time
+    /// following the client's progress); verdicts then depend on how fast the client is.
+    #[arg(long)]
+    time_scale: Option<f64>,
 }
 
 #[derive(Subcommand)]
@@ -84,6 +85,14 @@ enum Command {
         /// Break exactly this rule.
         #[arg(long = "break")]
         break_rule: Option<String>,
+        /// Wait this many milliseconds (real time) before every request, as a slow client
+        /// would; the verdicts must not change.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        delay_ms: u64,
+        /// Poll MCP Tasks every this many milliseconds whatever `pollIntervalMs` says, as a
+        /// client that hard-codes its interval would (the suite must fail it).
+        #[arg(long, value_name = "MS")]
+        fixed_poll_ms: Option<u64>,
         /// The MCP endpoint URL.
         url: String,
     },
@@ -98,9 +107,12 @@ async fn main() -> ExitCode {
             scenario,
             time_scale,
         }) => serve(&scenario, time_scale).await,
-        Some(Command::ReferenceClient { break_rule, url }) => {
-            reference_client(break_rule, url).await
-        }
+        Some(Command::ReferenceClient {
+            break_rule,
+            delay_ms,
+            fixed_poll_ms,
+            url,
+        }) => reference_client(break_rule, delay_ms, fixed_poll_ms, url).await,
         None => run(cli.run).await,
     };
     match result {
@@ -149,7 +161,7 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
         return Err("--jobs must be at least 1 (the number of scenarios run at once)".into());
     }
     let positive = |x: f64| x > 0.0 && x.is_finite();
-    if !positive(args.timeout) || !positive(args.time_scale) {
+    if !positive(args.timeout) || !args.time_scale.is_none_or(positive) {
         return Err("--timeout and --time-scale must be positive numbers".into());
     }
     let partition = args
@@ -168,7 +180,9 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
         scenarios: args.scenarios,
         jobs: args.jobs,
         timeout: Duration::from_secs_f64(args.timeout),
-        time_scale: args.time_scale,
+        clock: args
+            .time_scale
+            .map_or(runner::RunClock::Driven, runner::RunClock::Scaled),
         output: args.output.clone(),
         partition,
     };
@@ -238,7 +252,12 @@ async fn serve(name: &str, time_scale: f64) -> Result<ExitCode, String> {
     })
 }
 
-async fn reference_client(break_rule: Option<String>, url: String) -> Result<ExitCode, String> {
+async fn reference_client(
+    break_rule: Option<String>,
+    delay_ms: u64,
+    fixed_poll_ms: Option<u64>,
+    url: String,
+) -> Result<ExitCode, String> {
     if let Some(id) = &break_rule
         && rules::find(id).is_none()
     {
@@ -246,8 +265,10 @@ async fn reference_client(break_rule: Option<String>, url: String) -> Result<Exi
             "unknown rule `{id}`; `conformance list` shows them"
         ));
     }
-    let options = conformance::reference_client::ClientOptions::from_env(url, break_rule)
+    let mut options = conformance::reference_client::ClientOptions::from_env(url, break_rule)
         .map_err(|e| e.to_string())?;
+    options.delay = Duration::from_millis(delay_ms);
+    options.fixed_poll = fixed_poll_ms.map(Duration::from_millis);
     conformance::reference_client::run(options)
         .await
         .map_err(|e| format!("reference client: {e}"))?;

@@ -10,6 +10,7 @@ mod agent;
 mod handshake;
 mod modern;
 mod options;
+mod pace;
 mod session;
 mod wire;
 
@@ -18,6 +19,7 @@ pub use options::ClientOptions;
 
 /// Runs the reference client to the end of the user's script.
 pub async fn run(options: ClientOptions) -> Result<(), ClientError> {
+    pace::set_delay(options.delay);
     // An Agent API scenario: the client speaks `/v1/responses`, not MCP.
     let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()

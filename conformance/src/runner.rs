@@ -19,15 +19,13 @@ use crate::check::Check;
 pub use crate::check::{Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
 use crate::error::Error;
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
-pub use fixtures::TASK_POLL_INTERVAL_MS;
+pub use clock::{LOOK_STEP, RunClock};
+pub use fixtures::{TASK_POLL_INTERVAL_MS, TASK_POLL_INTERVALS_MS};
 pub use partition::{Partition, PartitionError, PartitionKind};
 pub use stage::Stage;
 use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
 
-/// Default virtual seconds per real second: the two-minute call window lasts 24 ms, an hour's
-/// sleep 0.72 s.
-pub const DEFAULT_TIME_SCALE: f64 = 5000.0;
 /// Default per-scenario timeout (real time).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -44,8 +42,9 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Real-time limit per scenario.
     pub timeout: Duration,
-    /// Virtual seconds per real second.
-    pub time_scale: f64,
+    /// How the mocks' virtual time runs ([`RunClock::Driven`] unless `--time-scale` asks for a
+    /// scaled clock).
+    pub clock: RunClock,
     /// Where to keep journals, user logs, output and checks.
     pub output: Option<PathBuf>,
     /// Only this shard of the selected scenarios (`--partition`).
@@ -61,7 +60,7 @@ impl RunOptions {
             scenarios: Vec::new(),
             jobs: 2,
             timeout: DEFAULT_TIMEOUT,
-            time_scale: DEFAULT_TIME_SCALE,
+            clock: RunClock::Driven,
             output: None,
             partition: None,
         }
@@ -142,7 +141,7 @@ fn millis(d: Duration) -> u64 {
 
 async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<ScenarioResult, Error> {
     let started = Instant::now();
-    let stage = Stage::start(spec, options.time_scale).await?;
+    let stage = Stage::start(spec, options.clock).await?;
     let (target, stdout, stderr) = run_target(
         &options.target,
         &stage.mcp_url(),

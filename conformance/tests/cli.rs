@@ -139,3 +139,28 @@ fn a_named_agent_scenario_runs_without_suite_agent() {
     assert_eq!(report["summary"]["scenarios"], 1, "{out}");
     assert!(out.contains("created the response again"), "{out}");
 }
+
+/// `--jobs 0` and a non-positive `--time-scale` are refused before anything starts, with one
+/// sentence on stderr and exit status 2.
+#[test]
+fn bad_jobs_and_time_scale_values_are_refused_with_a_sentence() {
+    let target = common::reference(None);
+    for (flag, value, says) in [
+        ("--jobs", "0", "--jobs must be at least 1"),
+        ("--time-scale", "0", "--time-scale must be positive"),
+        ("--time-scale", "-3", "--time-scale must be positive"),
+    ] {
+        let out = Command::new(common::bin())
+            .args(["--target", &target, "--scenario", "follow-up"])
+            .arg(format!("{flag}={value}"))
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(
+            stderr.starts_with("conformance: ") && stderr.contains(says),
+            "{flag} {value}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{flag} {value} ran something");
+    }
+}

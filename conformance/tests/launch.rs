@@ -74,16 +74,36 @@ async fn a_modern_scenario_announces_2026_07_28_and_how_to_follow_the_request() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn task_scenarios_announce_a_poll_interval_short_in_real_time() {
-    use conformance::runner::{Stage, TASK_POLL_INTERVAL_MS, suite};
+async fn task_scenarios_announce_poll_intervals_short_in_real_time_and_all_different() {
+    use conformance::runner::{Stage, TASK_POLL_INTERVALS_MS, suite};
+    let mut first_intervals = Vec::new();
+    let mut changing = 0;
     for spec in conformance::runner::SCENARIOS {
         let stage = Stage::start(spec, 5000.0).await.expect("stage");
         let announced = stage
             .mock
             .catalog()
             .get(spec.name)
-            .and_then(|s| s.scenario.settings.poll_interval_ms);
-        let expected = (spec.flow == suite::Flow::Tasks).then_some(TASK_POLL_INTERVAL_MS);
-        assert_eq!(announced, expected, "{}", spec.name);
+            .map(|s| s.scenario.settings.poll_intervals_ms.clone())
+            .unwrap_or_default();
+        if spec.flow != suite::Flow::Tasks {
+            assert!(announced.is_empty(), "{}: {announced:?}", spec.name);
+            continue;
+        }
+        let expected = TASK_POLL_INTERVALS_MS
+            .iter()
+            .find(|(name, _)| *name == spec.name)
+            .map(|(_, intervals)| intervals.to_vec());
+        assert_eq!(Some(&announced), expected.as_ref(), "{}", spec.name);
+        assert!(announced.iter().all(|ms| *ms <= 600), "{}", spec.name);
+        first_intervals.push(announced[0]);
+        changing += usize::from(announced.windows(2).any(|w| w[0] != w[1]));
     }
+    first_intervals.sort_unstable();
+    first_intervals.dedup();
+    assert!(first_intervals.len() >= 3, "{first_intervals:?}");
+    assert!(
+        changing >= 1,
+        "no task changes its interval on a later tasks/get"
+    );
 }

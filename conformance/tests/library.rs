@@ -5,19 +5,21 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use conformance::reference_client::{self, ClientOptions};
 use conformance::rules::{self, ids};
-use conformance::runner::Stage;
+use conformance::runner::{RunClock, Stage};
 use conformance::suite;
 
 /// Runs the reference client (breaking `break_rule`) through scenario `name` on a stage.
 async fn drive(name: &str, break_rule: Option<&str>) -> Stage {
     let spec = suite::find(name).expect("scenario");
-    let stage = Stage::start(spec, 1000.0).await.expect("stage");
+    let stage = Stage::start(spec, RunClock::Driven).await.expect("stage");
     let client = ClientOptions {
         url: stage.mcp_url(),
         break_rule: break_rule.map(str::to_owned),
         user_url: stage.user_url(),
         token: Some(suite::BEARER_TOKEN.to_owned()),
         protocol_version: suite::PROTOCOL_VERSION.to_owned(),
+        delay: std::time::Duration::ZERO,
+        fixed_poll: None,
     };
     reference_client::run(client).await.expect("client runs");
     stage

@@ -81,3 +81,75 @@ async fn breaking_a_rule_fails_that_rule_and_only_that_rule() {
         }
     }
 }
+
+/// The verdict on every check of a run, by scenario and check id.
+fn verdicts(run: &conformance::runner::RunResult) -> Vec<(String, String, Status)> {
+    let mut verdicts: Vec<_> = run
+        .scenarios
+        .iter()
+        .flat_map(|s| {
+            s.checks
+                .iter()
+                .map(|c| (s.name.clone(), c.id.clone(), c.status))
+        })
+        .collect();
+    verdicts.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    verdicts
+}
+
+/// The measurement: a client waiting before each request, many scenarios at once on
+/// two cores, used to get false failures (the call window, the cancel window and the upload
+/// policy ran out while it thought). On the driven clock its verdicts are a fast client's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_at_many_jobs_gets_the_verdicts_of_a_fast_one_at_one_job() {
+    let fast = common::options(&common::reference(None), &[]);
+    let mut slow = common::options(
+        &format!(
+            "{} reference-client --delay-ms {SLOW_DELAY_MS}",
+            common::bin()
+        ),
+        &[],
+    );
+    slow.jobs = 48;
+    // Both at once: the fast run's scenarios share the two cores with the slow run's 48.
+    let (fast, slow) = tokio::join!(common::run(&fast), common::run(&slow));
+    assert_eq!(fast.scenarios.len(), SCENARIOS.len());
+    let (fast, slow) = (verdicts(&fast), verdicts(&slow));
+    let differing: Vec<_> = fast.iter().zip(&slow).filter(|(f, s)| f != s).collect();
+    assert!(differing.is_empty(), "fast vs slow: {differing:#?}");
+    assert_eq!(fast.len(), slow.len(), "the runs judged different checks");
+}
+
+/// The delay the slow client waits before each request: on the accelerated clock the suite used
+/// before, 150 ms was 750 virtual seconds, past every window a scenario has.
+const SLOW_DELAY_MS: u64 = 150;
+
+/// Task scenarios announce different intervals, and one changes its interval on a later
+/// `tasks/get`: a client that hard-codes 100 ms instead of reading `pollIntervalMs` fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_hard_codes_a_100_ms_poll_interval_fails_somewhere() {
+    let tasks: Vec<&str> = SCENARIOS
+        .iter()
+        .filter(|s| s.flow == conformance::runner::Flow::Tasks)
+        .map(|s| s.name)
+        .collect();
+    let target = format!("{} reference-client --fixed-poll-ms 100", common::bin());
+    let run = common::run(&common::options(&target, &tasks)).await;
+    let failed: Vec<_> = run
+        .checks()
+        .filter(|c| c.status == Status::Failure)
+        .map(|c| (&c.scenario, &c.rule))
+        .collect();
+    assert!(
+        failed
+            .iter()
+            .any(|(_, rule)| rule.as_str() == rules::ids::TASKS_POLL_FAR_TOO_EARLY),
+        "no poll rule failed: {failed:?}"
+    );
+    assert!(
+        failed
+            .iter()
+            .all(|(_, rule)| rule.as_str() == rules::ids::TASKS_POLL_FAR_TOO_EARLY),
+        "{failed:?}"
+    );
+}

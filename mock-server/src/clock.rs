@@ -3,11 +3,19 @@
 //! Every scripted delay, the call-wait window, `wake_at` and every timestamp the mock hands out
 //! run on this clock, never on the wall clock, so tests can collapse minutes into milliseconds.
 //!
-//! The clock has three modes:
+//! The clock has four modes:
 //! - **real**: one virtual second per real second;
 //! - **scaled** (`--time-scale F`): F virtual seconds per real second;
 //! - **manual** (`--manual-clock`): time only moves when [`Clock::advance`] is called
-//!   (`POST /_mock/clock/advance`).
+//!   (`POST /_mock/clock/advance`);
+//! - **driven** (`--clock driven`, what the conformance runner uses): time follows what the
+//!   client does, never the wall clock. A request the client is blocked on
+//!   ([`Clock::block_until`]: the call-wait window, a synchronous Agent API run) jumps straight
+//!   to its next event or deadline; a look that does not block ([`Clock::look`]: `read_thread`,
+//!   `tasks/get`, `GET` of a background response) moves time on by a fixed step; nothing moves
+//!   while the client thinks. Background work ([`Pacer`]) only sleeps: it never moves time
+//!   itself, and a look waits until the work due by then is done, so what a client sees depends
+//!   on what it did, not on how fast it or the machine was.
 //!
 //! [`Clock::advance`] works in every mode: it jumps virtual time forward and wakes every sleeper.
 //! Real and scaled modes measure elapsed time with `tokio::time::Instant`, so a test running on a
@@ -21,12 +29,16 @@
 //! than [`FOREVER`] (100,000 years) count as `FOREVER`, so adding one to any time the clock
 //! shows stays inside chrono's range.
 
+mod pacers;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use tokio::sync::watch;
 use tokio::time::Instant;
+
+use pacers::{Pace, Pacers};
 
 /// The most one `POST /_mock/clock/advance` may move the clock: 100 years of 365.25 days.
 pub const MAX_ADVANCE: Duration = Duration::from_secs(3_155_760_000);
@@ -36,6 +48,13 @@ pub const MIN_TIME_SCALE: f64 = 0.001;
 
 /// The fastest `--time-scale`: a million virtual seconds (11.6 days) per real second.
 pub const MAX_TIME_SCALE: f64 = 1_000_000.0;
+
+/// How far one look moves a driven clock by default: a minute of Computer's time per poll.
+pub const DEFAULT_LOOK_STEP: Duration = Duration::from_secs(60);
+
+/// The longest a look waits, in real time, for background work to catch up with a driven
+/// clock (a step stuck on a remote MCP server must not hang the client's poll).
+const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 /// The longest span the mock reasons about (100,000 years); anything longer means "never".
 pub const FOREVER: TimeDelta = TimeDelta::days(36_525_000);
@@ -50,6 +69,13 @@ pub enum ClockMode {
     },
     /// Virtual time moves only when advanced explicitly.
     Manual,
+    /// Virtual time follows the client (see the module documentation): blocking waits jump,
+    /// each look moves it on by `look_step`, the client's thinking time does not count.
+    Driven {
+        /// How far one look (`read_thread`, `tasks/get`, `GET` of a background response)
+        /// moves virtual time.
+        look_step: Duration,
+    },
 }
 
 impl ClockMode {
@@ -58,6 +84,11 @@ impl ClockMode {
         match self {
             Self::Scaled { factor } if !(MIN_TIME_SCALE..=MAX_TIME_SCALE).contains(&factor) => {
                 Err(ClockError::TimeScale { factor })
+            }
+            Self::Driven { look_step } if look_step.is_zero() || look_step > MAX_ADVANCE => {
+                Err(ClockError::LookStep {
+                    ms: look_step.as_millis(),
+                })
             }
             _ => Ok(()),
         }
@@ -76,6 +107,15 @@ pub enum ClockError {
     TimeScale {
         /// The factor given.
         factor: f64,
+    },
+    /// A driven clock's look step of zero (polls would never see progress) or over 100 years.
+    #[error(
+        "the look step must be more than 0 and at most 100 years (how far one poll moves a \
+         driven clock), not {ms} ms"
+    )]
+    LookStep {
+        /// The step given, in milliseconds.
+        ms: u128,
     },
     /// The start time is outside what the clock can show.
     #[error("the start time {epoch} is outside 1970-01-01T00:00:00Z..9999-12-31T23:59:59.999Z")]
@@ -131,6 +171,8 @@ struct Inner {
     started: Instant,
     /// Milliseconds added by explicit advances; watched by sleepers so they re-check.
     advanced_ms: watch::Sender<u64>,
+    /// Background work a look waits for (driven mode only).
+    pacers: Pacers,
 }
 
 impl Clock {
@@ -144,6 +186,7 @@ impl Clock {
                 epoch,
                 started: Instant::now(),
                 advanced_ms,
+                pacers: Pacers::default(),
             }),
         }
     }
@@ -177,7 +220,7 @@ impl Clock {
             ClockMode::Scaled { factor } => {
                 scaled(self.inner.started.elapsed(), factor).unwrap_or(Duration::MAX)
             }
-            ClockMode::Manual => Duration::ZERO,
+            ClockMode::Manual | ClockMode::Driven { .. } => Duration::ZERO,
         };
         elapsed
             .checked_add(advanced)
@@ -239,7 +282,7 @@ impl Clock {
                         changed = advanced.changed() => if changed.is_err() { return },
                     }
                 }
-                ClockMode::Manual => {
+                ClockMode::Manual | ClockMode::Driven { .. } => {
                     if advanced.changed().await.is_err() {
                         return;
                     }
@@ -252,6 +295,132 @@ impl Clock {
     pub async fn sleep(&self, by: Duration) {
         let deadline = after(self.now(), to_chrono(by));
         self.sleep_until(deadline).await;
+    }
+
+    /// Whether time is driven by the client ([`ClockMode::Driven`]).
+    pub fn is_driven(&self) -> bool {
+        matches!(self.inner.mode, ClockMode::Driven { .. })
+    }
+
+    /// Waits until `deadline` on behalf of a request the client is blocked on (the call-wait
+    /// window, a scheduled step of a synchronous run). A driven clock jumps there at once,
+    /// since nothing else can happen while the client waits, and lets background work catch
+    /// up; other modes sleep as [`Clock::sleep_until`] does.
+    pub async fn block_until(&self, deadline: DateTime<Utc>) {
+        if !self.is_driven() {
+            return self.sleep_until(deadline).await;
+        }
+        let now = self.now();
+        if deadline > now {
+            self.advance((deadline - now).to_std().unwrap_or(Duration::MAX));
+        }
+        self.settle().await;
+    }
+
+    /// A look that does not block (`read_thread`, `tasks/get`, `GET` of a background
+    /// response): a driven clock moves on by its look step and waits until background work
+    /// due by then is done; other modes do nothing.
+    pub async fn look(&self) {
+        if let ClockMode::Driven { look_step } = self.inner.mode {
+            self.pass(look_step).await;
+        }
+    }
+
+    /// Moves virtual time on by `by` (saturating, as [`Clock::advance`]) and, on a driven
+    /// clock, waits until the background work due by then is done: the runner's "the person
+    /// comes back later".
+    pub async fn pass(&self, by: Duration) {
+        self.advance(by);
+        if self.is_driven() {
+            self.settle().await;
+        }
+    }
+
+    /// Registers background work that sleeps on this clock (a background Agent API run); see
+    /// [`Pacer`].
+    pub fn pacer(&self) -> Pacer {
+        Pacer {
+            id: self.inner.pacers.register(),
+            clock: self.clone(),
+        }
+    }
+
+    /// Waits (at most [`SETTLE_LIMIT`] of real time) until no registered background work is
+    /// busy or due.
+    async fn settle(&self) {
+        let limit = Instant::now() + SETTLE_LIMIT;
+        loop {
+            let changed = self.inner.pacers.changed().notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if !self.inner.pacers.busy(self.now()) {
+                return;
+            }
+            tokio::select! {
+                () = changed => {}
+                () = tokio::time::sleep_until(limit) => return,
+            }
+        }
+    }
+}
+
+/// Background work on the clock (a background Agent API run): it sleeps with
+/// [`Pacer::sleep_until`] and counts as busy between sleeps, so a look on a driven clock
+/// answers only once the work due by then is done. Dropping it ends the registration.
+#[derive(Debug)]
+pub struct Pacer {
+    id: u64,
+    clock: Clock,
+}
+
+impl Pacer {
+    /// Waits until virtual time reaches `deadline`; a driven clock does not move for it.
+    pub async fn sleep_until(&self, deadline: DateTime<Utc>) {
+        /// Marks the work busy again however the sleep ends (woken, or dropped by a `select!`).
+        struct Awake<'a>(&'a Pacer);
+        impl Drop for Awake<'_> {
+            fn drop(&mut self) {
+                self.0.clock.inner.pacers.set(self.0.id, Pace::Busy);
+            }
+        }
+        self.clock.inner.pacers.set(self.id, Pace::Asleep(deadline));
+        let _awake = Awake(self);
+        self.clock.sleep_until(deadline).await;
+    }
+
+    /// Waits for `by` of virtual time.
+    pub async fn sleep(&self, by: Duration) {
+        self.sleep_until(after(self.clock.now(), to_chrono(by)))
+            .await;
+    }
+
+    /// A handle that marks this work busy from outside, before something wakes it (a cancel),
+    /// so a look that follows waits for it.
+    pub fn waker(&self) -> PacerWaker {
+        PacerWaker {
+            id: self.id,
+            clock: self.clock.clone(),
+        }
+    }
+}
+
+impl Drop for Pacer {
+    fn drop(&mut self) {
+        self.clock.inner.pacers.remove(self.id);
+    }
+}
+
+/// Marks a [`Pacer`]'s work busy (see [`Pacer::waker`]); does nothing once the work ended.
+#[derive(Debug, Clone)]
+pub struct PacerWaker {
+    id: u64,
+    clock: Clock,
+}
+
+impl PacerWaker {
+    /// The work is about to be woken: a look waits for it from now on.
+    pub fn wake(&self) {
+        self.clock.inner.pacers.set(self.id, Pace::Busy);
     }
 }
 
@@ -407,6 +576,129 @@ mod tests {
             assert_eq!(ClockMode::Scaled { factor }.check(), Ok(()));
         }
         assert_eq!(ClockMode::Manual.check(), Ok(()));
+    }
+
+    fn driven() -> Clock {
+        Clock::new(
+            ClockMode::Driven {
+                look_step: DEFAULT_LOOK_STEP,
+            },
+            Clock::fixed_epoch(),
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_driven_clock_stands_still_while_the_client_thinks() {
+        let clock = driven();
+        let start = clock.now();
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        assert_eq!(clock.now(), start);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_blocking_wait_on_a_driven_clock_jumps_to_its_deadline_at_once() {
+        let clock = driven();
+        let real_start = Instant::now();
+        let deadline = clock.now() + TimeDelta::seconds(120);
+        clock.block_until(deadline).await;
+        assert_eq!(clock.now(), deadline);
+        assert_eq!(real_start.elapsed(), Duration::ZERO);
+        // A deadline already passed moves nothing.
+        clock.block_until(deadline - TimeDelta::seconds(60)).await;
+        assert_eq!(clock.now(), deadline);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_look_moves_a_driven_clock_by_its_step_and_other_clocks_not_at_all() {
+        let clock = driven();
+        let start = clock.now();
+        clock.look().await;
+        clock.look().await;
+        assert_eq!(clock.now() - start, TimeDelta::seconds(120));
+        let manual = Clock::new(ClockMode::Manual, Clock::fixed_epoch());
+        manual.look().await;
+        assert_eq!(manual.now(), Clock::fixed_epoch());
+    }
+
+    #[tokio::test]
+    async fn a_look_answers_only_once_background_work_due_by_then_is_done() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let clock = driven();
+        let steps = Arc::new(AtomicU32::new(0));
+        let start = clock.now();
+        let pacer = clock.pacer();
+        let work = tokio::spawn({
+            let steps = steps.clone();
+            async move {
+                for at in [30, 50, 90, 200] {
+                    pacer.sleep_until(start + TimeDelta::seconds(at)).await;
+                    // Work between sleeps takes real time; a look must wait for it.
+                    tokio::task::yield_now().await;
+                    steps.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        });
+        clock.look().await;
+        assert_eq!(steps.load(Ordering::SeqCst), 2, "steps due by +60 s");
+        clock.look().await;
+        assert_eq!(steps.load(Ordering::SeqCst), 3, "steps due by +120 s");
+        clock.pass(Duration::from_secs(100)).await;
+        assert_eq!(steps.load(Ordering::SeqCst), 4);
+        tokio::time::timeout(Duration::from_secs(5), work)
+            .await
+            .expect("the work ends after its last step")
+            .expect("work ends");
+        assert!(
+            !clock.inner.pacers.busy(clock.now()),
+            "ended work is forgotten"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_woken_pacer_counts_as_busy_until_it_sleeps_again() {
+        let clock = driven();
+        let pacer = clock.pacer();
+        let waker = pacer.waker();
+        let far = clock.now() + TimeDelta::hours(1);
+        let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+        let work = tokio::spawn(async move {
+            tokio::select! {
+                () = pacer.sleep_until(far) => {}
+                _ = cancelled => {}
+            }
+            pacer.sleep(Duration::from_secs(1)).await;
+        });
+        tokio::task::yield_now().await;
+        assert!(!clock.inner.pacers.busy(clock.now()));
+        waker.wake();
+        assert!(clock.inner.pacers.busy(clock.now()));
+        let _ = cancel.send(());
+        // The look waits for the cancelled work to go back to sleep (a second past the look).
+        clock.look().await;
+        assert!(!clock.inner.pacers.busy(clock.now()));
+        assert!(!work.is_finished());
+        clock.pass(Duration::from_secs(1)).await;
+        tokio::time::timeout(Duration::from_secs(5), work)
+            .await
+            .expect("the work's last sleep ends a second after the look")
+            .expect("work ends");
+    }
+
+    #[test]
+    fn a_driven_clock_refuses_a_zero_look_step() {
+        let error = ClockMode::Driven {
+            look_step: Duration::ZERO,
+        }
+        .check()
+        .expect_err("refused");
+        assert!(error.to_string().contains("more than 0"), "{error}");
+        assert_eq!(
+            ClockMode::Driven {
+                look_step: DEFAULT_LOOK_STEP
+            }
+            .check(),
+            Ok(())
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -63,6 +63,9 @@ fn clock_json(app: &ControlState) -> Value {
     let mode = match clock.mode() {
         crate::clock::ClockMode::Scaled { factor } => json!({"scaled": factor}),
         crate::clock::ClockMode::Manual => json!("manual"),
+        crate::clock::ClockMode::Driven { look_step } => json!({
+            "driven": {"look_step_ms": u64::try_from(look_step.as_millis()).unwrap_or(u64::MAX)}
+        }),
     };
     json!({"now": crate::clock::iso(clock.now()), "mode": mode})
 }

@@ -420,6 +420,15 @@ impl MockServerBuilder {
         self
     }
 
+    /// Lets the client drive virtual time (what the conformance runner uses): blocking waits
+    /// jump to their next event, each look (`read_thread`, `tasks/get`, `GET` of a background
+    /// response) moves time on by `look_step`, thinking time does not count
+    /// ([`ClockMode::Driven`]).
+    pub fn driven_clock(mut self, look_step: Duration) -> Self {
+        self.config.clock = ClockMode::Driven { look_step };
+        self
+    }
+
     /// Sets the call-wait window.
     pub fn call_wait(mut self, wait: Duration) -> Self {
         self.config.call_wait = wait;

@@ -30,6 +30,16 @@ struct Cli {
     /// Move virtual time only through `POST /_mock/clock/advance`.
     #[arg(long)]
     manual_clock: bool,
+    /// How virtual time runs: `real`, `manual` (as --manual-clock) or `driven`: time follows
+    /// the client, for conformance runs (a call the client waits on jumps to its next event or
+    /// deadline, each `read_thread`, `tasks/get` or `GET` of a background response moves time
+    /// on by --look-step, time the client spends between requests does not count).
+    #[arg(long, value_name = "MODE", value_parser = ["real", "manual", "driven"],
+          conflicts_with_all = ["time_scale", "manual_clock"])]
+    clock: Option<String>,
+    /// With `--clock driven`: how far one look moves virtual time.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = look_step)]
+    look_step: Duration,
     /// How long a call waits for a checkpoint before answering `timeout` (virtual time).
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = duration)]
     call_wait: Duration,
@@ -94,6 +104,26 @@ fn time_scale(text: &str) -> Result<f64, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The clock the flags ask for (clap refuses the conflicting combinations).
+fn clock_mode(cli: &Cli) -> ClockMode {
+    match (cli.clock.as_deref(), cli.manual_clock, cli.time_scale) {
+        (Some("driven"), _, _) => ClockMode::Driven {
+            look_step: cli.look_step,
+        },
+        (Some("manual"), _, _) | (None, true, _) => ClockMode::Manual,
+        (None, false, Some(factor)) => ClockMode::Scaled { factor },
+        _ => ClockMode::Scaled { factor: 1.0 },
+    }
+}
+
+fn look_step(text: &str) -> Result<Duration, String> {
+    let look_step = parse_duration(text)?;
+    ClockMode::Driven { look_step }
+        .check()
+        .map(|()| look_step)
+        .map_err(|e| e.to_string())
+}
+
 /// A size in bytes: a whole number, optionally followed by KiB, MiB or GiB.
 fn size(text: &str) -> Result<usize, String> {
     let text = text.trim();
@@ -130,11 +160,7 @@ async fn main() -> ExitCode {
         Some("none") => AuthMode::None,
         _ => AuthMode::Bearer,
     };
-    let clock = match (cli.manual_clock, cli.time_scale) {
-        (true, _) => ClockMode::Manual,
-        (false, Some(factor)) => ClockMode::Scaled { factor },
-        (false, None) => ClockMode::Scaled { factor: 1.0 },
-    };
+    let clock = clock_mode(&cli);
     let config = Config {
         listen: cli.listen,
         fixtures: cli.fixtures,
@@ -195,6 +221,10 @@ fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode, auto_cons
         ClockMode::Manual => "manual (POST /_mock/clock/advance {\"ms\": N})".to_owned(),
         ClockMode::Scaled { factor: 1.0 } => "real time".to_owned(),
         ClockMode::Scaled { factor } => format!("{factor}x real time"),
+        ClockMode::Driven { look_step } => format!(
+            "driven by the client (calls jump to their next event; each look moves it {} s)",
+            look_step.as_secs_f64()
+        ),
     };
     let _ = writeln!(out, "  MCP endpoint:  {}", server.mcp_url());
     let _ = writeln!(
@@ -254,6 +284,40 @@ mod tests {
         assert_eq!(cli.max_sessions, state.max_sessions);
         assert_eq!(cli.max_oauth_clients, state.max_oauth_clients);
         assert_eq!(cli.max_oauth_codes, state.max_oauth_codes);
+    }
+
+    #[test]
+    fn the_clock_flags_pick_the_mode_and_refuse_each_other() {
+        let mode = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("mock-server").chain(args.iter().copied()))
+                .map(|cli| clock_mode(&cli))
+        };
+        assert!(matches!(mode(&[]), Ok(ClockMode::Scaled { factor: 1.0 })));
+        assert!(matches!(
+            mode(&["--clock", "real"]),
+            Ok(ClockMode::Scaled { factor: 1.0 })
+        ));
+        assert!(matches!(mode(&["--manual-clock"]), Ok(ClockMode::Manual)));
+        assert!(matches!(
+            mode(&["--clock", "manual"]),
+            Ok(ClockMode::Manual)
+        ));
+        assert!(matches!(
+            mode(&["--clock", "driven"]),
+            Ok(ClockMode::Driven { look_step }) if look_step == Duration::from_secs(60)
+        ));
+        assert!(matches!(
+            mode(&["--clock", "driven", "--look-step", "5s"]),
+            Ok(ClockMode::Driven { look_step }) if look_step == Duration::from_secs(5)
+        ));
+        for refused in [
+            &["--clock", "driven", "--time-scale", "10"][..],
+            &["--clock", "driven", "--manual-clock"],
+            &["--clock", "fast"],
+            &["--clock", "driven", "--look-step", "0s"],
+        ] {
+            assert!(mode(refused).is_err(), "{refused:?} was accepted");
+        }
     }
 
     #[test]

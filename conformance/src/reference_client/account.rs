@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::error::ClientError;
 use crate::rules::ids;
 
+use super::pace::SendPaced;
 use super::session::Session;
 
 /// What the client remembers between turns.
@@ -181,7 +182,7 @@ impl AccountState {
             .post(upload_url)
             .header("content-type", content_type)
             .body(body)
-            .send()
+            .send_paced()
             .await
             .map_err(Session::http_error(upload_url))?;
         if !response.status().is_success() {
@@ -375,7 +376,7 @@ impl AccountState {
         let response = io
             .http
             .get(url)
-            .send()
+            .send_paced()
             .await
             .map_err(Session::http_error(url))?;
         if !response.status().is_success() {

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::options::ClientOptions;
+use super::pace::SendPaced;
 use crate::error::ClientError;
 use crate::rules::ids;
 
@@ -78,7 +79,12 @@ impl Agent {
 
     async fn next_turn(&self) -> Result<Option<Value>, ClientError> {
         let url = format!("{}/next-message", self.user_url);
-        let r = self.http.get(&url).send().await.map_err(Self::err(&url))?;
+        let r = self
+            .http
+            .get(&url)
+            .send_paced()
+            .await
+            .map_err(Self::err(&url))?;
         if r.status() == reqwest::StatusCode::NO_CONTENT {
             return Ok(None);
         }
@@ -90,7 +96,7 @@ impl Agent {
         self.http
             .post(&url)
             .json(&body)
-            .send()
+            .send_paced()
             .await
             .map_err(Self::err(&url))?;
         Ok(())
@@ -103,7 +109,12 @@ impl Agent {
 
     async fn wants_to_stop(&self) -> Result<bool, ClientError> {
         let url = format!("{}/interrupt", self.user_url);
-        let r = self.http.get(&url).send().await.map_err(Self::err(&url))?;
+        let r = self
+            .http
+            .get(&url)
+            .send_paced()
+            .await
+            .map_err(Self::err(&url))?;
         if r.status() == reqwest::StatusCode::NO_CONTENT {
             return Ok(false);
         }
@@ -127,7 +138,7 @@ impl Agent {
                 "name": name,
                 "arguments": arguments,
             }))
-            .send()
+            .send_paced()
             .await
             .map_err(Self::err(&url))?
             .json()
@@ -150,7 +161,7 @@ impl Agent {
             .post(&url)
             .bearer_auth(&self.key)
             .json(body)
-            .send()
+            .send_paced()
             .await
             .map_err(Self::err(&url))?;
         Self::answer(&url, r).await
@@ -162,7 +173,7 @@ impl Agent {
             .http
             .get(&url)
             .bearer_auth(&self.key)
-            .send()
+            .send_paced()
             .await
             .map_err(Self::err(&url))?;
         Self::answer(&url, r).await
@@ -323,7 +334,7 @@ impl Agent {
                     .http
                     .post(&url)
                     .bearer_auth(&self.key)
-                    .send()
+                    .send_paced()
                     .await
                     .map_err(Self::err(&url))?;
                 let ack = Self::answer(&url, ack).await?;
@@ -357,7 +368,7 @@ impl Agent {
         let mut request = self.http.post(&url).bearer_auth(&self.key).json(body);
         let mut cursor = Cursor::default();
         for _ in 0..4 {
-            let r = request.send().await.map_err(Self::err(&url))?;
+            let r = request.send_paced().await.map_err(Self::err(&url))?;
             if !r.status().is_success() {
                 return Self::answer(&url, r).await;
             }

@@ -17,6 +17,12 @@ pub struct ClientOptions {
     pub token: Option<String>,
     /// Protocol version to offer.
     pub protocol_version: String,
+    /// How long to wait (real time) before every request, as a slow client would
+    /// (`--delay-ms`); zero by default.
+    pub delay: std::time::Duration,
+    /// Poll tasks this often whatever `pollIntervalMs` says (`--fixed-poll-ms`): a client
+    /// that hard-codes its interval, which the suite must catch.
+    pub fixed_poll: Option<std::time::Duration>,
 }
 
 impl ClientOptions {
@@ -52,6 +58,8 @@ impl ClientOptions {
             user_url,
             token: std::env::var("CONFORMANCE_BEARER_TOKEN").ok(),
             protocol_version,
+            delay: std::time::Duration::ZERO,
+            fixed_poll: None,
         })
     }
 }

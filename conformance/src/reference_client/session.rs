@@ -10,6 +10,7 @@ use crate::error::ClientError;
 use crate::rules::ids;
 
 use super::options::ClientOptions;
+use super::pace::SendPaced;
 use super::wire::jsonrpc_messages;
 
 /// The MCP session and the user channel, as one client holds them.
@@ -81,7 +82,7 @@ impl Session {
             .post(&url)
             .headers(headers)
             .body(body.to_string())
-            .send()
+            .send_paced()
             .await
             .map_err(Self::http_error(&url))?;
         if initializing && let Some(session) = response.headers().get("mcp-session-id") {
@@ -185,7 +186,7 @@ impl Session {
         let response = self
             .http
             .get(&url)
-            .send()
+            .send_paced()
             .await
             .map_err(Self::http_error(&url))?;
         if response.status() == reqwest::StatusCode::NO_CONTENT {
@@ -200,7 +201,7 @@ impl Session {
             .http
             .post(&url)
             .json(&body)
-            .send()
+            .send_paced()
             .await
             .map_err(Self::http_error(&url))?;
         if response.status() == reqwest::StatusCode::NO_CONTENT {

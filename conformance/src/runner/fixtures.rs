@@ -1,10 +1,13 @@
 //! Task scenarios run on fixtures whose `pollIntervalMs` is short in real time.
 //!
 //! The mock announces `pollIntervalMs` as the fixture sets it (5000 ms by default), and a client
-//! waits that long in its own, real time: the accelerated clock cannot shorten it. So the runner
-//! loads each task scenario with `settings.poll_interval_ms` set to [`TASK_POLL_INTERVAL_MS`],
-//! written next to the run as an override of the embedded fixture, and judges polling against
-//! the interval the mock actually announced.
+//! waits that long in its own, real time: the driven clock cannot shorten it. So the runner
+//! loads each task scenario with `settings.poll_intervals_ms` set to its entry in
+//! [`TASK_POLL_INTERVALS_MS`], written next to the run as an override of the embedded fixture,
+//! and judges polling against the interval the mock actually announced in its latest answer.
+//! The intervals differ from scenario to scenario, and `task-cancel`'s changes on its first
+//! `tasks/get`, so a client that waits a fixed time instead of reading `pollIntervalMs` fails
+//! somewhere.
 
 use std::path::{Path, PathBuf};
 
@@ -12,9 +15,21 @@ use serde_json::Value;
 
 use crate::error::Error;
 
-/// The `pollIntervalMs` task scenarios announce: long enough to tell an early poll from network
-/// jitter on a busy machine, short enough to keep the suite fast.
-pub const TASK_POLL_INTERVAL_MS: u64 = 100;
+/// The shortest `pollIntervalMs` a task scenario announces: long enough to tell an early poll
+/// from network jitter on a busy machine (a poll sent at once lands under half of it), short
+/// enough to keep the suite fast.
+pub const TASK_POLL_INTERVAL_MS: u64 = 200;
+
+/// The `pollIntervalMs` each task scenario announces: at the task's creation, then at each
+/// `tasks/get` in turn, the last repeating. `task-cancel` asks for 600 ms from its first poll
+/// on, so a client hard-coding 100 ms polls under half the interval there.
+pub const TASK_POLL_INTERVALS_MS: &[(&str, &[u64])] = &[
+    ("task-question", &[TASK_POLL_INTERVAL_MS]),
+    ("task-approval", &[250]),
+    ("task-sign-in", &[300]),
+    ("task-follow-up", &[TASK_POLL_INTERVAL_MS]),
+    ("task-cancel", &[TASK_POLL_INTERVAL_MS, 600]),
+];
 
 /// The embedded fixtures of the task scenarios, by name.
 const TASK_FIXTURES: &[(&str, &str)] = &[
@@ -57,7 +72,11 @@ impl Overrides {
             path: PathBuf::from(format!("fixtures/scenarios/{scenario}.json")),
             source: std::io::Error::other(e),
         })?;
-        fixture["settings"]["poll_interval_ms"] = TASK_POLL_INTERVAL_MS.into();
+        let intervals = TASK_POLL_INTERVALS_MS
+            .iter()
+            .find(|(name, _)| *name == scenario)
+            .map_or(&[TASK_POLL_INTERVAL_MS][..], |(_, intervals)| intervals);
+        fixture["settings"]["poll_intervals_ms"] = intervals.into();
         let dir =
             std::env::temp_dir().join(format!("conformance-fixtures-{}-{tag}", std::process::id()));
         let io = |path: &Path| {

@@ -11,7 +11,7 @@ use crate::rules;
 use crate::suite::{BEARER_TOKEN, ScenarioSpec};
 use crate::transcript::Transcript;
 
-use super::clock::ClockDriver;
+use super::clock::{ClockDriver, RunClock};
 use super::drop;
 use super::fixtures;
 use super::user::{USER_PATH, UserChannel};
@@ -35,8 +35,9 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// Starts a fresh mock for `spec` on `127.0.0.1:0`, on a clock `time_scale` times real time.
-    pub async fn start(spec: &ScenarioSpec, time_scale: f64) -> Result<Self, Error> {
+    /// Starts a fresh mock for `spec` on `127.0.0.1:0`, on `clock`: [`RunClock::Driven`] (what
+    /// the runner uses), or a number for a clock that many times real time.
+    pub async fn start(spec: &ScenarioSpec, clock: impl Into<RunClock>) -> Result<Self, Error> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(Error::Bind)?;
@@ -45,7 +46,7 @@ impl Stage {
         let overrides = fixtures::Overrides::write(spec.name, &address.port().to_string())?;
         // Verdicts read the whole journal: nothing may be dropped or cut (see `judge`).
         let mut builder =
-            ClockDriver::configure(mock_server::MockServer::builder(), spec, time_scale)
+            ClockDriver::configure(mock_server::MockServer::builder(), spec, clock.into())
                 .journal(mock_server::JournalConfig::unbounded());
         // Computer scenarios are the fallback of conversations that name none; an Agent API
         // request picks its scenario from its own message, as the catalog says.

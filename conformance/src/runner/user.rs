@@ -160,7 +160,10 @@ async fn next_message(State(user): State<UserChannel>) -> Response {
         Some(answer) => {
             // The person comes back later: time passes for Computer (and its links) too.
             if let Some(secs) = answer.get("after_seconds").and_then(Value::as_u64) {
-                user.inner.clock.pause(std::time::Duration::from_secs(secs));
+                user.inner
+                    .clock
+                    .pause(std::time::Duration::from_secs(secs))
+                    .await;
             }
             user.record("next-message", Value::Null, answer.clone());
             axum::Json(answer).into_response()

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use super::error::ApiError;
+use crate::clock::PacerWaker;
 
 /// A file a run shared (`share_file`), served by `GET …/{id}/files`.
 #[derive(Debug, Clone)]
@@ -53,6 +54,9 @@ pub(crate) struct RunState {
     pub(crate) turn: usize,
     /// A sync request answers this instead of the response (a discovery failure is a 424).
     pub(crate) sync_error: Option<ApiError>,
+    /// Marks a background run busy on a driven clock when a cancel is about to wake it, so
+    /// the next look waits for the cancel to take effect.
+    pub(crate) waker: Option<PacerWaker>,
 }
 
 /// One response.
@@ -94,6 +98,7 @@ impl Run {
                 pause: None,
                 turn: 0,
                 sync_error: None,
+                waker: None,
             }),
             changed: watch::channel(0).0,
             cancel: watch::channel(false).0,
@@ -166,6 +171,9 @@ impl Run {
 
     /// Asks the run to stop.
     pub(crate) fn request_cancel(&self) {
+        if let Some(waker) = &self.state().waker {
+            waker.wake();
+        }
         self.cancel.send_replace(true);
     }
 

@@ -357,7 +357,8 @@ impl Engine {
     }
 
     /// The one wait of the engine: until the thread's next scripted event, the call's deadline
-    /// or a change someone else made, whichever comes first.
+    /// or a change someone else made, whichever comes first. The client is blocked on this
+    /// call, so a driven clock jumps straight to the event or deadline.
     async fn sleep_until_change(
         &self,
         changed: std::pin::Pin<&mut tokio::sync::futures::Notified<'_>>,
@@ -366,7 +367,7 @@ impl Engine {
     ) {
         let wake = next_event.map_or(deadline, |at| at.min(deadline));
         tokio::select! {
-            () = self.clock.sleep_until(wake) => {}
+            () = self.clock.block_until(wake) => {}
             () = changed => {}
         }
     }

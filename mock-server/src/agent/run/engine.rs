@@ -21,7 +21,7 @@ use crate::agent::error::ApiError;
 use crate::agent::store::{Pause, Pending, Run, Store};
 use crate::agent::tools::{self, Server};
 use crate::agent::wire::{Tool, new_id};
-use crate::clock::Clock;
+use crate::clock::{Clock, Pacer};
 use crate::fixtures::{AgentScript, AgentStep, AgentTurn, EndStatus};
 
 /// Creates the run, remembers it, and starts it on the clock.
@@ -46,6 +46,10 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
         response,
     ));
     run.state().turn = setup.turn;
+    // A background run nobody streams sleeps without moving a driven clock: the client's
+    // polls do. Every other run has the client waiting on it, so its steps jump.
+    let pacer = (background && request.stream != Some(true)).then(|| clock.pacer());
+    run.state().waker = pacer.as_ref().map(Pacer::waker);
     store.insert(run.clone());
     if let Some(after) = setup.scenario.1.forget_after {
         // The provider forgets the run: from then on it answers as an id never issued.
@@ -57,7 +61,7 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
         });
     }
     run.emit("response.created", json!({"response": run.snapshot()}));
-    let engine = Engine::new(clock, run.clone(), setup, created);
+    let engine = Engine::new(clock, pacer, run.clone(), setup, created);
     tokio::spawn(engine.drive());
     run
 }
@@ -69,6 +73,9 @@ pub(super) struct Engine {
     at: chrono::DateTime<chrono::Utc>,
     /// The mock's virtual clock.
     pub(super) clock: Clock,
+    /// A background run's registration as background work (see [`Pacer`]); `None` when the
+    /// client waits on the run.
+    pacer: Option<Pacer>,
     /// The run's snapshot and event log.
     pub(super) run: Arc<Run>,
     /// What the run started from.
@@ -123,6 +130,7 @@ pub(super) enum Flow {
 impl Engine {
     fn new(
         clock: &Clock,
+        pacer: Option<Pacer>,
         run: Arc<Run>,
         setup: Setup,
         created: chrono::DateTime<chrono::Utc>,
@@ -138,6 +146,7 @@ impl Engine {
         Self {
             at: created,
             clock: clock.clone(),
+            pacer,
             run,
             last_output: setup.previous.output.clone(),
             last_tool: setup.previous.tool.clone(),
@@ -308,10 +317,19 @@ impl Engine {
             return false;
         }
         let slept = tokio::select! {
-            () = self.clock.sleep_until(self.at) => true,
+            () = self.sleep_until(self.at) => true,
             _ = cancel.wait_for(|c| *c) => false,
         };
         !slept || *self.run.cancelled().borrow()
+    }
+
+    /// Sleeps on the virtual clock: as background work when nobody waits on the run, else as
+    /// a wait the client is blocked on (a driven clock jumps).
+    pub(super) async fn sleep_until(&self, at: chrono::DateTime<chrono::Utc>) {
+        match &self.pacer {
+            Some(pacer) => pacer.sleep_until(at).await,
+            None => self.clock.block_until(at).await,
+        }
     }
 
     pub(super) fn has_tool(&self, pred: impl Fn(&Tool) -> bool) -> bool {

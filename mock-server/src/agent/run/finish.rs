@@ -70,7 +70,9 @@ impl Engine {
     /// Ends the run `cancelled`, shortly after the cancel was acknowledged, with the recorded
     /// error object and its partial output kept.
     pub(super) async fn end_cancelled(&mut self) {
-        self.clock.sleep(CANCEL_LATENCY).await;
+        let stopped =
+            crate::clock::after(self.clock.now(), crate::clock::to_chrono(CANCEL_LATENCY));
+        self.sleep_until(stopped).await;
         {
             let mut state = self.run.state();
             let response = &mut state.response;

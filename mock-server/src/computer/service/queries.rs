@@ -31,18 +31,24 @@ pub(crate) struct TaskView {
 }
 
 /// How long a thread's tasks live and how often they should be polled, when its scenario says.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct TaskTiming {
     /// Lifetime, in milliseconds.
     pub(crate) ttl_ms: Option<u64>,
-    /// Poll interval, in milliseconds.
-    pub(crate) poll_interval_ms: Option<u64>,
+    /// Poll intervals in milliseconds: the creation's, then each `tasks/get`'s, the last
+    /// repeating (empty: the document's default).
+    pub(crate) poll_intervals_ms: Vec<u64>,
 }
 
 impl Service {
     /// Virtual now.
     pub(crate) fn now(&self) -> DateTime<Utc> {
         self.engine.clock.now()
+    }
+
+    /// A look that does not block (`tasks/get`): a driven clock moves on by its look step.
+    pub(crate) async fn look(&self) {
+        self.engine.clock.look().await;
     }
 
     /// The stop page of a thread.
@@ -73,9 +79,14 @@ impl Service {
         self.engine
             .with_thread(&account.id, thread_id, |thread, _| {
                 let settings = &thread.scenario.scenario.settings;
+                let poll_intervals_ms = if settings.poll_intervals_ms.is_empty() {
+                    settings.poll_interval_ms.into_iter().collect()
+                } else {
+                    settings.poll_intervals_ms.clone()
+                };
                 TaskTiming {
                     ttl_ms: settings.ttl_ms,
-                    poll_interval_ms: settings.poll_interval_ms,
+                    poll_intervals_ms,
                 }
             })
             .unwrap_or_default()

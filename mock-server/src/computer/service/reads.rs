@@ -53,8 +53,10 @@ impl Service {
     }
 
     /// `read_thread`: the transcript and state, without sending anything. Members of the
-    /// thread's Project may read a session shared with them.
-    pub(crate) fn read(&self, account: &Account, thread_id: &str) -> Reply {
+    /// thread's Project may read a session shared with them. A look: a driven clock moves on
+    /// by its look step first.
+    pub(crate) async fn read(&self, account: &Account, thread_id: &str) -> Reply {
+        self.engine.clock.look().await;
         let result = self
             .engine
             .view_thread(&account.id, thread_id, |thread, links| {

@@ -116,7 +116,7 @@ pub(crate) async fn call(
     }
     match name {
         "read_thread" | "list_thread_assets" | "create_asset_download" => {
-            thread::call(service, account, name, &args)
+            thread::call(service, account, name, &args).await
         }
         "models_list" | "projects_list" | "create_attachment_upload" => {
             account::call(service, account, name, &args)

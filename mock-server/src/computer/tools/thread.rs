@@ -61,10 +61,12 @@ pub(super) fn entries() -> Vec<Value> {
 }
 
 /// Runs thread tool `name` with `args` (already checked against its schema).
-pub(super) fn call(service: &Service, account: &Account, name: &str, args: &Value) -> Reply {
+pub(super) async fn call(service: &Service, account: &Account, name: &str, args: &Value) -> Reply {
     match name {
-        "read_thread" => parse::<ThreadRef>(name, args)
-            .map_or_else(|r| r, |a| service.read(account, &a.thread_id)),
+        "read_thread" => match parse::<ThreadRef>(name, args) {
+            Ok(a) => service.read(account, &a.thread_id).await,
+            Err(refused) => refused,
+        },
         "list_thread_assets" => {
             parse(name, args).map_or_else(|r| r, |a| service.list_assets(account, a))
         }

@@ -89,7 +89,10 @@ struct Task {
     created_at: DateTime<Utc>,
     last_updated_at: DateTime<Utc>,
     ttl_ms: u64,
-    poll_interval_ms: u64,
+    /// The intervals announced in turn (creation, then each `tasks/get`); the last repeats.
+    poll_intervals_ms: Vec<u64>,
+    /// Answers given so far (creation included), to pick the interval the next one announces.
+    answers: usize,
     /// The last state a poll saw (status, statusMessage, result, inputRequests), to date
     /// changes.
     last_seen: Option<String>,
@@ -172,7 +175,12 @@ pub(crate) async fn create(
         created_at: now,
         last_updated_at: now,
         ttl_ms: timing.ttl_ms.unwrap_or(DEFAULT_TTL_MS),
-        poll_interval_ms: timing.poll_interval_ms.unwrap_or(DEFAULT_POLL_INTERVAL_MS),
+        poll_intervals_ms: if timing.poll_intervals_ms.is_empty() {
+            vec![DEFAULT_POLL_INTERVAL_MS]
+        } else {
+            timing.poll_intervals_ms
+        },
+        answers: 0,
         last_seen: None,
         first_entry: delivered.entry,
         last_entry: None,
@@ -209,6 +217,8 @@ pub(crate) async fn get(
     if tasks.owned(&account.id, task_id, service.now()).is_none() {
         return not_found(&id, task_id);
     }
+    // A look: a driven clock moves on by its look step before the task is read.
+    service.look().await;
     match poll(service, tasks, account, task_id).await {
         Some(state) => Reply::new(&id, state).into_response(),
         None => not_found(&id, task_id),
@@ -371,7 +381,7 @@ async fn poll(
     })
     .unwrap_or_default();
     let now = service.now();
-    let last_updated_at = {
+    let (last_updated_at, poll_interval_ms) = {
         let mut all = tasks.lock();
         let stored = all.get_mut(task_id)?;
         if stored.last_seen.as_ref() != Some(&seen) {
@@ -380,7 +390,14 @@ async fn poll(
             }
             stored.last_seen = Some(seen);
         }
-        stored.last_updated_at
+        let schedule = &stored.poll_intervals_ms;
+        let interval = schedule
+            .get(stored.answers)
+            .or(schedule.last())
+            .copied()
+            .unwrap_or(DEFAULT_POLL_INTERVAL_MS);
+        stored.answers = stored.answers.saturating_add(1);
+        (stored.last_updated_at, interval)
     };
     let mut meta = TaskMeta::new(task.thread_id.clone());
     meta.steps = Some(steps);
@@ -394,7 +411,7 @@ async fn poll(
             created_at: iso(task.created_at),
             last_updated_at: iso(last_updated_at),
             ttl_ms: task.ttl_ms,
-            poll_interval_ms: task.poll_interval_ms,
+            poll_interval_ms,
         },
         meta,
         result_type: ResultType::Complete,

@@ -1,0 +1,79 @@
+//! `--clock driven`: virtual time follows the client. A call it is blocked on jumps to its
+//! deadline, each look moves time by the look step (and waits for background runs to catch
+//! up), and nothing moves between requests. No test here waits on the wall clock.
+
+mod common;
+
+use std::time::Duration;
+
+use common::agent::ALICE;
+use common::{Mock, thread_id};
+use mock_server::MockServer;
+use serde_json::json;
+
+fn driven(look_step: Duration) -> Mock {
+    Mock::with(MockServer::builder().driven_clock(look_step))
+}
+
+/// Virtual seconds since the mock started.
+fn elapsed(mock: &Mock) -> i64 {
+    (mock.handle.clock().now() - mock_server::Clock::fixed_epoch()).num_seconds()
+}
+
+#[tokio::test]
+async fn a_blocked_call_jumps_to_its_window_and_each_read_thread_moves_one_look_step() {
+    let mock = driven(Duration::from_secs(45));
+    let mut client = mock.session("alice-dev-token").await;
+    let result = client.start("#timeout-then-complete Summarize HN").await;
+    assert_eq!(result["event"], "timeout");
+    assert_eq!(elapsed(&mock), 120, "the call window, at once");
+    let thread = thread_id(&result);
+
+    // The task takes 180 s: the first look (165 s) still sees it working, the second (210 s)
+    // sees it done, however long the client waited in between.
+    let during = client.read(&thread).await;
+    assert_eq!(during["web_state"]["task_status"], "working");
+    assert_eq!(elapsed(&mock), 165);
+    let after = client.read(&thread).await;
+    assert_eq!(after["web_state"]["task_status"], "completed");
+    assert_eq!(elapsed(&mock), 210);
+}
+
+#[tokio::test]
+async fn a_call_that_reaches_its_checkpoint_early_moves_time_only_that_far() {
+    let mock = driven(Duration::from_secs(60));
+    let mut client = mock.session("alice-dev-token").await;
+    let result = client
+        .start("#ask-user-question Write last quarter's sales report.")
+        .await;
+    assert_eq!(result["event"], "ask_user_question");
+    assert!(
+        elapsed(&mock) < 120,
+        "stopped at the question: {}",
+        elapsed(&mock)
+    );
+}
+
+#[tokio::test]
+async fn a_background_run_advances_only_with_the_clients_gets() {
+    let mock = driven(Duration::from_secs(60));
+    let created = mock
+        .agent_create(
+            ALICE,
+            json!({"preset": "medium", "background": true,
+                   "input": "#background-research solid-state batteries"}),
+        )
+        .await;
+    assert_eq!(created.body["status"], "queued");
+    let id = created.body["id"].as_str().expect("id").to_owned();
+    let path = format!("/v1/agent/{id}");
+    // About four virtual minutes of work: in progress after one look, done after four.
+    let first = mock.agent_get(ALICE, &path).await;
+    assert_eq!(first.body["status"], "in_progress");
+    assert_eq!(elapsed(&mock), 60);
+    for _ in 0..3 {
+        mock.agent_get(ALICE, &path).await;
+    }
+    let done = mock.agent_get(ALICE, &path).await;
+    assert_eq!(done.body["status"], "completed");
+}
