@@ -238,3 +238,26 @@ async fn a_reset_forgets_tasks_along_with_their_threads() {
     let forgotten = client.get_task(&task).await;
     assert_eq!(forgotten.body["error"]["code"], -32602, "{forgotten:?}");
 }
+
+/// "Perplexity Computer MCP Server, Cancel a task": "Its response includes
+/// `_meta["ai.perplexity/stopUrl"]`, also available from task creation and tasks/get."
+#[tokio::test(start_paused = true)]
+async fn tasks_get_carries_the_stop_url_in_every_status() {
+    let mock = Mock::new();
+    let mut client = mock.modern("alice-dev-token").with_tasks();
+    let created = client
+        .start_task("#timeout-then-complete Summarize HN", None)
+        .await;
+    let task = task_id(&created);
+    let stop = created["_meta"]["ai.perplexity/stopUrl"].clone();
+    assert!(stop.is_string(), "{created}");
+
+    let working = client.task(&task).await;
+    assert_eq!(working["status"], "working");
+    assert_eq!(working["_meta"]["ai.perplexity/stopUrl"], stop, "{working}");
+
+    mock.advance(Duration::from_secs(600));
+    let done = client.task(&task).await;
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["_meta"]["ai.perplexity/stopUrl"], stop, "{done}");
+}

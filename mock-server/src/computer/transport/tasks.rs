@@ -384,6 +384,8 @@ async fn poll(
     };
     let mut meta = TaskMeta::new(task.thread_id.clone());
     meta.steps = Some(steps);
+    // "_meta["ai.perplexity/stopUrl"], also available from task creation and tasks/get".
+    meta.stop_url = Some(service.stop_url(&task.thread_id));
     Some(GetTaskResult {
         result,
         input_requests,
