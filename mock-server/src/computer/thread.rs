@@ -202,7 +202,8 @@ impl Thread {
         if let Some(entry) = self.entries.last_mut() {
             let resume = match &entry.phase {
                 Phase::Input {
-                    kind: InputKind::Interaction { .. } | InputKind::TwoFactor | InputKind::Credits,
+                    kind:
+                        InputKind::Interaction { .. } | InputKind::TwoFactor { .. } | InputKind::Credits,
                     then,
                     ..
                 } => Some(then.clone()),
@@ -578,7 +579,9 @@ impl Thread {
             Outcome::TwoFactorRequired { then, .. } => {
                 self.open_input_step(index, "Two-factor authentication".to_owned(), at);
                 Phase::Input {
-                    kind: InputKind::TwoFactor,
+                    kind: InputKind::TwoFactor {
+                        request_id: new_request(),
+                    },
                     requests: Vec::new(),
                     then: *then,
                     denied: None,

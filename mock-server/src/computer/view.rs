@@ -159,7 +159,7 @@ fn event(entry: &Entry) -> Event {
             },
             InputKind::SignIns => Event::AuthRequired,
             InputKind::Interaction { .. } => Event::InteractionRequired,
-            InputKind::TwoFactor => Event::TwoFactorRequired,
+            InputKind::TwoFactor { .. } => Event::TwoFactorRequired,
             InputKind::Credits => Event::InsufficientCredits,
         },
     }
@@ -189,7 +189,7 @@ fn interactive(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Option<Inte
             url: links.form_url(thread, request_id),
             title: title.clone(),
         },
-        InputKind::TwoFactor => Interactive::TwoFactorRequired {
+        InputKind::TwoFactor { .. } => Interactive::TwoFactorRequired {
             thread_id: thread.id.clone(),
         },
         // The document's account-event object, exactly: the thread is in the result itself.
@@ -299,6 +299,14 @@ pub(crate) fn awaiting(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Vec
             request_id: request_id.clone(),
             kind: AwaitingKind::Form {
                 title: title.clone(),
+                url: links.form_url(thread, request_id),
+            },
+        }),
+        // "Credentials, payments, file inputs, richer forms": a step only Perplexity can
+        // complete is a URL request, so a task always lists what it waits on.
+        InputKind::TwoFactor { request_id } => out.push(Awaiting {
+            request_id: request_id.clone(),
+            kind: AwaitingKind::TwoFactor {
                 url: links.form_url(thread, request_id),
             },
         }),
