@@ -400,6 +400,7 @@ impl Thread {
             started_at: at,
             completed_at: None,
             sources: Vec::new(),
+            request_id: None,
         };
         let entry = &mut self.entries[index];
         entry.steps.push(step);
@@ -442,7 +443,13 @@ impl Thread {
         }
     }
 
-    fn open_input_step(&mut self, index: usize, title: String, at: DateTime<Utc>) {
+    fn open_input_step(
+        &mut self,
+        index: usize,
+        title: String,
+        request_id: Option<&str>,
+        at: DateTime<Utc>,
+    ) {
         self.step_counter += 1;
         let entry = &mut self.entries[index];
         entry.steps.push(StepRecord {
@@ -453,6 +460,7 @@ impl Thread {
             started_at: at,
             completed_at: None,
             sources: Vec::new(),
+            request_id: request_id.map(str::to_owned),
         });
         self.note(index, title);
     }
@@ -534,7 +542,7 @@ impl Thread {
                         RequestKind::Confirm { action, .. } => format!("Confirm: {action}"),
                         RequestKind::SignIn(_) => String::new(),
                     };
-                    self.open_input_step(index, title, at);
+                    self.open_input_step(index, title, Some(&request.id), at);
                 }
                 Phase::Input {
                     kind: InputKind::Prompts,
@@ -554,7 +562,8 @@ impl Thread {
                     .collect();
                 for request in &requests {
                     if let RequestKind::SignIn(s) = &request.kind {
-                        self.open_input_step(index, format!("Connect {}", s.display_name), at);
+                        let title = format!("Connect {}", s.display_name);
+                        self.open_input_step(index, title, Some(&request.id), at);
                     }
                 }
                 Phase::Input {
@@ -565,7 +574,7 @@ impl Thread {
                 }
             }
             Outcome::InteractionRequired { title, then, .. } => {
-                self.open_input_step(index, title.clone(), at);
+                self.open_input_step(index, title.clone(), None, at);
                 Phase::Input {
                     kind: InputKind::Interaction {
                         request_id: new_request(),
@@ -577,7 +586,7 @@ impl Thread {
                 }
             }
             Outcome::TwoFactorRequired { then, .. } => {
-                self.open_input_step(index, "Two-factor authentication".to_owned(), at);
+                self.open_input_step(index, "Two-factor authentication".to_owned(), None, at);
                 Phase::Input {
                     kind: InputKind::TwoFactor {
                         request_id: new_request(),
@@ -589,7 +598,7 @@ impl Thread {
             }
             Outcome::InsufficientCredits { then, .. } => {
                 self.ran_out_of_credits = true;
-                self.open_input_step(index, "Out of credits".to_owned(), at);
+                self.open_input_step(index, "Out of credits".to_owned(), None, at);
                 Phase::Input {
                     kind: InputKind::Credits,
                     requests: Vec::new(),
@@ -647,6 +656,21 @@ impl Thread {
             return;
         };
         request.state = state;
+        // The step that waited on this request ends with it, so steps agree with what
+        // read_thread still lists (auth_requests, interactions).
+        // A dismissed sign-in never connected; anything else was answered.
+        let step_status = match state {
+            RequestState::Dismissed => "cancelled",
+            _ => "completed",
+        };
+        for step in entry
+            .steps
+            .iter_mut()
+            .filter(|s| s.request_id.as_deref() == Some(request_id) && s.completed_at.is_none())
+        {
+            step.status = step_status;
+            step.completed_at = Some(now);
+        }
         let note = match (&request.kind, state) {
             (RequestKind::Confirm { approved_text, .. }, RequestState::Answered) => {
                 approved_text.clone()

@@ -25,6 +25,8 @@ pub(crate) struct StepRecord {
     pub(crate) completed_at: Option<DateTime<Utc>>,
     /// The sources it found.
     pub(crate) sources: Vec<SourceSpec>,
+    /// For a "waiting on you" step: the request it waits on, so it ends when that request does.
+    pub(crate) request_id: Option<String>,
 }
 
 /// A file a turn produced; also a durable asset of the thread.
