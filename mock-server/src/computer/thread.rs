@@ -48,6 +48,8 @@ pub(crate) struct Thread {
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
+    /// `cancel_task` calls so far (scenario settings make the first ones fail or miss).
+    pub(crate) cancel_attempts: u32,
     /// Mode, model and effort for the next request; a follow-up that names a mode or a model
     /// switches them, one that names neither keeps them.
     pub(crate) settings: Option<TaskSettings>,
@@ -104,6 +106,7 @@ impl Thread {
             assets: Vec::new(),
             activity: Vec::new(),
             web_state_failures: 0,
+            cancel_attempts: 0,
             settings: None,
             project: None,
             viewers: Vec::new(),
