@@ -45,6 +45,11 @@ impl Service {
         self.engine.clock.now()
     }
 
+    /// Whether the account has credits left to send a message with.
+    pub(crate) fn has_credits(&self, account: &Account) -> bool {
+        self.engine.world.credits(&account.id) > 0
+    }
+
     /// The stop page of a thread.
     pub(crate) fn stop_url(&self, thread_id: &str) -> String {
         format!("{}/_mock/stop/{thread_id}", self.engine.base_url)
