@@ -244,7 +244,13 @@ async fn declining_a_sign_in_dismisses_it_and_the_task_goes_on_without_it() {
     let auth_requests = &common::text_json(&read)["web_state"]["entries"][0]["auth_requests"];
     assert_eq!(auth_requests, &json!([]), "a dismissed sign-in is left out");
     mock.advance(Duration::from_secs(600));
-    assert_eq!(client.task(&task).await["status"], "completed");
+    let done = client.task(&task).await;
+    assert_eq!(done["status"], "completed");
+    // "`decline` dismisses the sign-in": the work went on without Slack, and says so.
+    let answer = text_json(&done["result"]);
+    let said = answer["text"].as_str().unwrap_or_default();
+    assert!(said.contains("couldn't use Slack"), "{answer}");
+    assert!(!said.contains("Sent the summary"), "{answer}");
 }
 
 #[tokio::test(start_paused = true)]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+mod canned;
 mod entry;
 
 pub(crate) use entry::{
@@ -235,7 +236,7 @@ impl Thread {
                 self.next_turn += 1;
                 self.scenario.scenario.turns[index].segment.clone()
             }
-            None => unscripted_reply(text),
+            None => canned::unscripted_reply(text),
         };
         let mut entry = Entry::blank(message_id, now);
         entry.settings = self.settings.clone();
@@ -696,6 +697,9 @@ impl Thread {
                     waiting_on_user: false,
                 },
             })
+        } else if let Some(names) = canned::dismissed_sign_ins(requests) {
+            // Dismissed, the work goes on without that service, and the answer says so.
+            canned::without(&names)
         } else {
             then.clone()
         };
@@ -759,29 +763,4 @@ fn with_attachments(text: &str, attachments: &[String]) -> String {
     }
     let list: Vec<String> = attachments.iter().map(|a| format!("- {a}")).collect();
     format!("{text}\n\nAttachments:\n{}", list.join("\n"))
-}
-
-/// What Computer says to a message the scenario has no turn left for.
-fn unscripted_reply(message: &str) -> Segment {
-    let excerpt: String = message.chars().take(120).collect();
-    Segment {
-        steps: vec![crate::fixtures::Step {
-            title: "Reading your message".to_owned(),
-            kind: "agent".to_owned(),
-            duration: std::time::Duration::from_secs(5),
-            sources: Vec::new(),
-            status: StepEnd::Completed,
-            credits: 0,
-        }],
-        outcome: Outcome::Complete {
-            text: format!(
-                "Noted: \"{excerpt}\". (This scenario has no more scripted turns, so Computer \
-                 acknowledges follow-ups without doing new work.)"
-            ),
-            sources: Vec::new(),
-            files: Vec::new(),
-            optional_auth_requests: Vec::new(),
-            waiting_on_user: false,
-        },
-    }
 }
