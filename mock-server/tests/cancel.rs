@@ -89,8 +89,11 @@ async fn cancelling_a_task_paused_on_a_question_stops_it() {
     assert_eq!(late["isError"], true);
 }
 
+/// "Perplexity Computer MCP Server, cancel_task": "Returns a cancelled event with task_status:
+/// "cancelled"." Also on a thread whose request already ended (a reading recorded in "Where the
+/// documents are silent"); the request itself keeps its final state.
 #[tokio::test(start_paused = true)]
-async fn cancelling_an_already_finished_task_does_not_claim_cancelled() {
+async fn cancelling_an_already_finished_task_returns_the_documented_cancelled_event() {
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
     let done = client.start("#complete Summarize the top 5 stories").await;
@@ -100,10 +103,14 @@ async fn cancelling_an_already_finished_task_does_not_claim_cancelled() {
         .call_json("cancel_task", json!({"thread_id": thread}))
         .await;
 
-    assert_ne!(result["event"], "cancelled", "{result}");
-    assert_eq!(result["task_status"], "completed");
+    assert_eq!(result["event"], "cancelled", "{result}");
+    assert_eq!(result["task_status"], "cancelled", "{result}");
+    assert!(text(&result).contains("already ended"), "{result}");
     let read = client.read(&thread).await;
-    assert_eq!(read["web_state"]["task_status"], "completed");
+    assert_eq!(
+        read["web_state"]["task_status"], "completed",
+        "the finished request is not rewritten"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -168,4 +175,65 @@ async fn a_failed_cancel_request_is_an_error_without_task_status_and_the_task_ke
     assert!(text(&result).contains("read_thread"), "{result}");
     let read = client.read(&thread).await;
     assert_eq!(read["web_state"]["task_status"], "working");
+}
+
+/// "Perplexity Computer MCP Server, cancel_task": "If the cancel request itself fails, the call
+/// returns an error without task_status, because the task may still be running. [...] Confirm
+/// cancellation with read_thread or tasks/get, and retry if the task remains active."
+#[tokio::test(start_paused = true)]
+async fn a_cancel_that_fails_once_succeeds_on_the_retry() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let started = client.start("#cancel-fails-once crawl everything").await;
+    let thread = thread_id(&started);
+
+    let first = client
+        .call("cancel_task", json!({"thread_id": thread}))
+        .await;
+    assert_eq!(first["isError"], true, "{first}");
+    assert!(text_json(&first).get("task_status").is_none(), "{first}");
+    assert_eq!(
+        client.read(&thread).await["web_state"]["task_status"],
+        "working"
+    );
+
+    let retry = client
+        .call_json("cancel_task", json!({"thread_id": thread}))
+        .await;
+    assert_eq!(retry["event"], "cancelled", "{retry}");
+    assert_eq!(
+        client.read(&thread).await["web_state"]["task_status"],
+        "cancelled"
+    );
+}
+
+/// "Perplexity Computer MCP Server, cancel_task": "If Computer cannot read the thread state, the
+/// tool still sends a cancellation request. A paused task may remain input_required in this
+/// case. Confirm cancellation with read_thread or tasks/get, and retry if the task remains
+/// active."
+#[tokio::test(start_paused = true)]
+async fn a_paused_task_may_remain_input_required_after_an_accepted_cancel() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let asked = client.start("#cancel-paused-unread Draft the report").await;
+    assert_eq!(asked["event"], "ask_user_question", "{asked}");
+    let thread = thread_id(&asked);
+
+    let first = client
+        .call_json("cancel_task", json!({"thread_id": thread}))
+        .await;
+    assert_eq!(first["event"], "cancelled", "{first}");
+    assert_eq!(
+        client.read(&thread).await["web_state"]["task_status"],
+        "input_required",
+        "the paused task remained input_required"
+    );
+
+    client
+        .call_json("cancel_task", json!({"thread_id": thread}))
+        .await;
+    assert_eq!(
+        client.read(&thread).await["web_state"]["task_status"],
+        "cancelled"
+    );
 }

@@ -546,6 +546,40 @@ async fn cancel() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn cancel_fails_once() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#cancel-fails-once Build a catalog of 500 product pages"}),
+        )
+        .await;
+    let id = thread(&r);
+    s.call("cancel_task", json!({"thread_id": id})).await;
+    s.call("read_thread", json!({"thread_id": id})).await;
+    s.call("cancel_task", json!({"thread_id": id})).await;
+    s.call("read_thread", json!({"thread_id": id})).await;
+    s.snapshot("cancel-fails-once");
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancel_paused_unread() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#cancel-paused-unread Draft the quarterly report"}),
+        )
+        .await;
+    let id = thread(&r);
+    s.call("cancel_task", json!({"thread_id": id})).await;
+    s.call("read_thread", json!({"thread_id": id})).await;
+    s.call("cancel_task", json!({"thread_id": id})).await;
+    s.call("read_thread", json!({"thread_id": id})).await;
+    s.snapshot("cancel-paused-unread");
+}
+
+#[tokio::test(start_paused = true)]
 async fn two_factor_required() {
     let mut s = Script::new().await;
     let r = s
@@ -575,7 +609,9 @@ async fn interaction_required() {
         .await;
     let id = thread(&r);
     let url = field(&r, "/interactive/url");
-    assert!(!s.open(&url).await);
+    // The page has a Done button for the user who completed it there.
+    assert!(s.open(&url).await);
+    s.submit(&url).await;
     s.call(
         "call_perplexity_computer",
         json!({"message": "I entered the card details.", "thread_id": id}),

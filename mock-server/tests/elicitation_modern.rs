@@ -313,3 +313,84 @@ async fn an_answer_to_a_result_with_sources_returns_at_once_with_task_status_wor
         .await;
     assert_eq!(text_json(&read)["web_state"]["task_status"], "completed");
 }
+
+/// "Perplexity Computer MCP Server, Interactive objects for account events": "During a task:
+/// the thread keeps its state and task_status is input_required." Accepting the billing page
+/// without topping up sends nothing, so the call returns the event with its thread.
+#[tokio::test(start_paused = true)]
+async fn accepting_the_billing_page_without_a_top_up_keeps_the_thread() {
+    let mock = Mock::new();
+    let mut client = client(&mock, json!({"form": {}, "url": {}}));
+    let message = "#insufficient-credits-during-task Crunch the data";
+    let asked = first(&mut client, message).await;
+    let key = only_key(&asked);
+
+    let done = retry(
+        &mut client,
+        message,
+        &asked["requestState"],
+        json!({key: {"action": "accept"}}),
+    )
+    .await;
+    let result = &done.body["result"];
+    assert_eq!(result["resultType"], "complete", "{done:?}");
+    let body = text_json(result);
+    assert_eq!(body["event"], "insufficient_credits", "{body}");
+    assert_eq!(body["task_status"], "input_required", "{body}");
+    assert!(body["thread_id"].is_string(), "{body}");
+}
+
+/// MCP specification 2026-07-28, Multi round-trip requests: the client retries "the original
+/// request" with `inputResponses` and `requestState`, so a second round (a confirmation after
+/// the answered question) is retried as `call_perplexity_computer`, not as the follow-up tool
+/// that answered the first round.
+#[tokio::test(start_paused = true)]
+async fn a_second_round_is_retried_as_the_original_tool() {
+    let scenario = json!({
+        "name": "question-then-confirm",
+        "description": "A question, then a confirmation.",
+        "turns": [{
+            "steps": [{"title": "Drafting", "duration": "5s"}],
+            "outcome": {
+                "event": "ask_user_question",
+                "text": "Which format?",
+                "interactions": [{"kind": "question", "questions": [
+                    {"id": "q1", "question": "Which format?", "options": ["PDF", "DOCX"]}]}],
+                "then": {"outcome": {
+                    "event": "confirm_action",
+                    "text": "Send it to the team?",
+                    "interactions": [{"kind": "confirm", "action": "Email the report to the team"}],
+                    "then": {"outcome": {"event": "complete", "text": "Sent."}}
+                }}
+            }
+        }]
+    });
+    let mock = common::mock_with_scenario(&scenario);
+    let mut client = client(&mock, json!({"form": {}}));
+    let message = "#question-then-confirm Write the report";
+    let asked = first(&mut client, message).await;
+    let key = only_key(&asked);
+
+    let second = retry(
+        &mut client,
+        message,
+        &asked["requestState"],
+        json!({key: {"action": "accept", "content": {"q1": "PDF"}}}),
+    )
+    .await;
+    let second = second.body["result"].clone();
+    assert_eq!(second["resultType"], "input_required", "{second}");
+    let confirm = only_key(&second);
+    assert!(confirm.starts_with("confirm:"), "{second}");
+
+    let done = retry(
+        &mut client,
+        message,
+        &second["requestState"],
+        json!({confirm: {"action": "accept"}}),
+    )
+    .await;
+    let result = &done.body["result"];
+    assert_eq!(result["resultType"], "complete", "{done:?}");
+    assert_eq!(text_json(result)["event"], "complete", "{result}");
+}

@@ -168,3 +168,45 @@ async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_s
     assert_eq!(notified["task_status"], "input_required");
     assert!(!text(&client.read(&thread).await).contains("GitHub connected"));
 }
+
+/// "Perplexity Computer MCP Server, read_thread": `auth_requests` lists "connector sign-ins that
+/// still need action", and "The latest entry also lists its `steps`": after GitHub is
+/// connected its "Connect GitHub" step is completed while "Connect Linear" still waits.
+#[tokio::test(start_paused = true)]
+async fn a_connected_sign_in_completes_its_step_while_the_other_still_waits() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let thread = started(&mut client).await;
+
+    client
+        .call_json(
+            "notify_connected",
+            json!({"thread_id": thread, "message": "GitHub connected", "connector": "github"}),
+        )
+        .await;
+
+    let read = client.read(&thread).await;
+    let entry = &read["web_state"]["entries"][0];
+    let step = |title: &str| {
+        entry["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .find(|s| s["title"] == title)
+            .cloned()
+            .unwrap_or_else(|| panic!("a step `{title}`: {entry}"))
+    };
+    let github = step("Connect GitHub");
+    assert_eq!(github["status"], "completed", "{github}");
+    assert!(github["completed_at"].is_string(), "{github}");
+    let linear = step("Connect Linear");
+    assert_eq!(linear["status"], "input_required", "{linear}");
+    assert!(linear["completed_at"].is_null(), "{linear}");
+    let waiting: Vec<&str> = entry["auth_requests"]
+        .as_array()
+        .expect("auth_requests")
+        .iter()
+        .filter_map(|r| r["connector"].as_str())
+        .collect();
+    assert_eq!(waiting, ["linear"]);
+}

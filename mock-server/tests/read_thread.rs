@@ -314,3 +314,26 @@ async fn the_latest_entry_lists_only_its_last_twenty_steps_oldest_first() {
     let expected: Vec<String> = (6..=25).map(|i| format!("Step {i}")).collect();
     assert_eq!(titles, expected);
 }
+
+/// "Perplexity Computer MCP Server, read_thread": `text` is "The user and assistant messages in
+/// order, as Markdown"; the assistant's message linked its files, so the transcript does too,
+/// with the links the result showed.
+#[tokio::test(start_paused = true)]
+async fn the_transcript_keeps_the_file_links_of_the_answer() {
+    let mock = common::Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let done = client.start("#files Analyze the survey").await;
+    let thread = common::thread_id(&done);
+    let url = done["files"][0]["url"]
+        .as_str()
+        .expect("a file url")
+        .to_owned();
+
+    let read = client.read(&thread).await;
+    let text = common::text(&read);
+    assert!(!text.contains("](attached)"), "{text}");
+    assert!(
+        text.contains(&format!("[survey-report.pdf]({url})")),
+        "{text}"
+    );
+}

@@ -185,6 +185,9 @@ async fn declining_an_approval_denies_it_and_cancel_leaves_it_pending() {
     );
 }
 
+/// "Perplexity Computer MCP Server, Answer questions and approvals": "For URL requests, accept
+/// does not complete the action. The user must finish on the linked page." Until then the task
+/// still waits on the sign-in, so it keeps listing it.
 #[tokio::test(start_paused = true)]
 async fn a_sign_in_is_a_url_that_accept_does_not_complete_but_the_page_does() {
     let mock = Mock::new();
@@ -196,14 +199,17 @@ async fn a_sign_in_is_a_url_that_accept_does_not_complete_but_the_page_does() {
     let url = params["url"].as_str().expect("url").to_owned();
 
     client
-        .update_task(&task, json!({key: {"action": "accept"}}))
+        .update_task(&task, json!({key.clone(): {"action": "accept"}}))
         .await;
     let waiting = client.task(&task).await;
     assert_eq!(
         waiting["status"], "input_required",
         "accept alone does not sign in"
     );
-    assert_eq!(waiting["inputRequests"], json!({}));
+    assert_eq!(
+        waiting["inputRequests"][&key], state["inputRequests"][&key],
+        "the accepted sign-in is still listed, under the same key: {waiting}"
+    );
 
     let page = mock.get(&url).await;
     assert_eq!(page.status, 200, "{page:?}");
@@ -238,7 +244,13 @@ async fn declining_a_sign_in_dismisses_it_and_the_task_goes_on_without_it() {
     let auth_requests = &common::text_json(&read)["web_state"]["entries"][0]["auth_requests"];
     assert_eq!(auth_requests, &json!([]), "a dismissed sign-in is left out");
     mock.advance(Duration::from_secs(600));
-    assert_eq!(client.task(&task).await["status"], "completed");
+    let done = client.task(&task).await;
+    assert_eq!(done["status"], "completed");
+    // "`decline` dismisses the sign-in": the work went on without Slack, and says so.
+    let answer = text_json(&done["result"]);
+    let said = answer["text"].as_str().unwrap_or_default();
+    assert!(said.contains("couldn't use Slack"), "{answer}");
+    assert!(!said.contains("Sent the summary"), "{answer}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -256,10 +268,56 @@ async fn credits_running_out_is_a_url_and_a_top_up_continues_the_task() {
     );
 
     client
-        .update_task(&task, json!({key: {"action": "accept"}}))
+        .update_task(&task, json!({key.clone(): {"action": "accept"}}))
         .await;
-    assert_eq!(client.task(&task).await["status"], "input_required");
+    let waiting = client.task(&task).await;
+    assert_eq!(waiting["status"], "input_required");
+    assert!(
+        waiting["inputRequests"].get(&key).is_some(),
+        "accepted but not topped up: the billing page is still listed: {waiting}"
+    );
     mock.post_form("/_mock/billing/alice/top-up").await;
     let resumed = client.task(&task).await;
     assert_eq!(resumed["status"], "working", "{resumed}");
+}
+
+/// "Perplexity Computer MCP Server, Answer questions and approvals": "When the task is
+/// input_required, inputRequests contains elicitation/create requests", and a step only
+/// Perplexity can complete ("Credentials, payments, file inputs, richer forms") is a URL:
+/// "Open the URL and complete the required action in Perplexity."
+#[tokio::test(start_paused = true)]
+async fn two_factor_in_a_task_is_a_url_request_the_page_finishes() {
+    let mock = Mock::new();
+    let (mut client, task, state) =
+        at_input(&mock, "#two-factor-required Get my boarding pass").await;
+    let key = input_key(&state, "two-factor:");
+    let params = &state["inputRequests"][&key]["params"];
+    assert_eq!(params["mode"], "url", "{state}");
+    let url = params["url"].as_str().expect("url").to_owned();
+
+    client
+        .update_task(&task, json!({key.clone(): {"action": "accept"}}))
+        .await;
+    let waiting = client.task(&task).await;
+    assert_eq!(
+        waiting["status"], "input_required",
+        "accept alone finishes nothing"
+    );
+    assert!(waiting["inputRequests"].get(&key).is_some(), "{waiting}");
+
+    let page = mock.get(&url).await;
+    assert_eq!(page.status, 200, "{page:?}");
+    assert_eq!(
+        client.task(&task).await["status"],
+        "input_required",
+        "opening the page is not finishing it"
+    );
+    let done = mock.post_form(&url).await;
+    assert_eq!(done.status, 200, "{done:?}");
+    let resumed = client.task(&task).await;
+    assert_eq!(resumed["status"], "working", "{resumed}");
+    mock.advance(Duration::from_secs(600));
+    let finished = client.task(&task).await;
+    assert_eq!(finished["status"], "completed", "{finished}");
+    assert_eq!(text_json(&finished["result"])["event"], "complete");
 }

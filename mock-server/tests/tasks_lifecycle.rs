@@ -238,3 +238,48 @@ async fn a_reset_forgets_tasks_along_with_their_threads() {
     let forgotten = client.get_task(&task).await;
     assert_eq!(forgotten.body["error"]["code"], -32602, "{forgotten:?}");
 }
+
+/// "Perplexity Computer MCP Server, Cancel a task": "Its response includes
+/// `_meta["ai.perplexity/stopUrl"]`, also available from task creation and tasks/get."
+#[tokio::test(start_paused = true)]
+async fn tasks_get_carries_the_stop_url_in_every_status() {
+    let mock = Mock::new();
+    let mut client = mock.modern("alice-dev-token").with_tasks();
+    let created = client
+        .start_task("#timeout-then-complete Summarize HN", None)
+        .await;
+    let task = task_id(&created);
+    let stop = created["_meta"]["ai.perplexity/stopUrl"].clone();
+    assert!(stop.is_string(), "{created}");
+
+    let working = client.task(&task).await;
+    assert_eq!(working["status"], "working");
+    assert_eq!(working["_meta"]["ai.perplexity/stopUrl"], stop, "{working}");
+
+    mock.advance(Duration::from_secs(600));
+    let done = client.task(&task).await;
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["_meta"]["ai.perplexity/stopUrl"], stop, "{done}");
+}
+
+/// ext-tasks: `lastUpdatedAt` is when the task's state last changed. A finished task with files
+/// polled again later is the same task: the same result, links included, and the same
+/// `lastUpdatedAt`.
+#[tokio::test(start_paused = true)]
+async fn polling_a_finished_task_again_changes_nothing() {
+    let mock = Mock::new();
+    let mut client = mock.modern("alice-dev-token").with_tasks();
+    let task = task_id(&client.start_task("#files Analyze the survey", None).await);
+    mock.advance(Duration::from_secs(600));
+    let first = client.task(&task).await;
+    assert_eq!(first["status"], "completed", "{first}");
+    assert!(
+        first["result"]["structuredContent"]["files"].is_array(),
+        "{first}"
+    );
+
+    mock.advance(Duration::from_secs(60));
+    let again = client.task(&task).await;
+    assert_eq!(again["lastUpdatedAt"], first["lastUpdatedAt"]);
+    assert_eq!(again["result"], first["result"], "the links did not move");
+}

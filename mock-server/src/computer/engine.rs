@@ -95,6 +95,9 @@ pub(crate) struct Delivered {
 pub(crate) struct Engine {
     threads: Mutex<HashMap<String, Thread>>,
     downloads: Mutex<HashMap<String, Download>>,
+    /// The link results show for each asset, by asset id (a download token), reused while it
+    /// is valid so that looking at a result again does not change it.
+    result_links: Mutex<HashMap<String, String>>,
     changed: Notify,
     message_ids: AtomicU64,
     /// Virtual time.
@@ -121,6 +124,7 @@ impl Engine {
         Self {
             threads: Mutex::default(),
             downloads: Mutex::default(),
+            result_links: Mutex::default(),
             changed: Notify::new(),
             message_ids: AtomicU64::new(1),
             clock,
@@ -147,6 +151,10 @@ impl Engine {
     pub(crate) fn reset(&self) {
         self.threads().clear();
         self.downloads().clear();
+        self.result_links
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
         self.changed.notify_waiters();
     }
 
@@ -228,7 +236,7 @@ impl Engine {
         if thread.take_credit_exhaustion() {
             self.world.drain(&thread.owner);
         }
-        let download_url = |asset: &Asset| self.mint_download(thread_id, asset);
+        let download_url = |asset: &Asset| self.result_link(thread_id, asset);
         let links = Links {
             base_url: &self.base_url,
             download_url: &download_url,
@@ -372,8 +380,45 @@ impl Engine {
         }
     }
 
+    /// The download URL a result shows for an asset: the one it showed before while that is
+    /// still valid (a task's state only changes when it changes), else a fresh one.
+    fn result_link(&self, thread_id: &str, asset: &Asset) -> String {
+        let mut links = self
+            .result_links
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let valid = links.get(&asset.asset_id).filter(|token| {
+            self.downloads()
+                .get(token.as_str())
+                .is_some_and(|d| self.clock.now() < d.expires_at)
+        });
+        let token = match valid {
+            Some(token) => token.clone(),
+            None => {
+                let token = self.mint_token(thread_id, asset);
+                links.insert(asset.asset_id.clone(), token.clone());
+                token
+            }
+        };
+        self.file_url(&token, asset)
+    }
+
     /// A fresh download URL for an asset.
     fn mint_download(&self, thread_id: &str, asset: &Asset) -> String {
+        let token = self.mint_token(thread_id, asset);
+        self.file_url(&token, asset)
+    }
+
+    fn file_url(&self, token: &str, asset: &Asset) -> String {
+        format!(
+            "{}/_mock/files/{token}/{}",
+            self.base_url,
+            urlencode(&asset.spec.filename)
+        )
+    }
+
+    /// Registers a fresh download token for an asset.
+    fn mint_token(&self, thread_id: &str, asset: &Asset) -> String {
         let token = Uuid::new_v4().simple().to_string();
         let ttl = if asset.spec.published_url.is_some() {
             PREVIEW_TTL
@@ -388,11 +433,7 @@ impl Engine {
                 expires_at: self.clock.now() + to_chrono(ttl),
             },
         );
-        format!(
-            "{}/_mock/files/{token}/{}",
-            self.base_url,
-            urlencode(&asset.spec.filename)
-        )
+        token
     }
 
     /// Mints a download URL for an asset of a thread `account` owns (`create_asset_download`).

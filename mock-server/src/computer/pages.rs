@@ -20,7 +20,10 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Rout
             "/_mock/connect/{thread}/{request}",
             get(sign_in_page).post(sign_in_submit),
         )
-        .route("/_mock/forms/{thread}/{request}", get(form_page))
+        .route(
+            "/_mock/forms/{thread}/{request}",
+            get(form_page).post(form_submit),
+        )
         .route("/_mock/stop/{thread}", get(stop_page).post(stop_submit))
         .route("/_mock/files/{token}/{name}", get(download))
         .with_state(service)
@@ -71,10 +74,30 @@ async fn form_page(
     Path((thread, request)): Path<(String, String)>,
 ) -> Response {
     match service.form_title(&thread, &request) {
-        Some(title) => page(
+        Some((title, false)) => page(
             &escape(&title),
             "<p>Complete this form here, then continue the conversation with the same \
-             thread_id.</p>",
+             thread_id.</p><form method=\"post\"><button type=\"submit\">Done</button></form>",
+        )
+        .into_response(),
+        Some((title, true)) => page(
+            &escape(&title),
+            "<p>Done. Continue the conversation with the same thread_id.</p>",
+        )
+        .into_response(),
+        None => page_not_found("This form link is unknown or the form is no longer needed."),
+    }
+}
+
+async fn form_submit(
+    State(service): State<Service>,
+    Path((thread, request)): Path<(String, String)>,
+) -> Response {
+    match service.finish_form(&thread, &request) {
+        Some(title) => page(
+            &escape(&title),
+            "<p>Done. Continue the conversation with the same thread_id; a task continues by \
+             itself.</p>",
         )
         .into_response(),
         None => page_not_found("This form link is unknown or the form is no longer needed."),

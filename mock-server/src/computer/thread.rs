@@ -11,6 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+mod canned;
 mod entry;
 
 pub(crate) use entry::{
@@ -48,6 +49,8 @@ pub(crate) struct Thread {
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
+    /// `cancel_task` calls so far (scenario settings make the first ones fail or miss).
+    pub(crate) cancel_attempts: u32,
     /// Mode, model and effort for the next request; a follow-up that names a mode or a model
     /// switches them, one that names neither keeps them.
     pub(crate) settings: Option<TaskSettings>,
@@ -104,6 +107,7 @@ impl Thread {
             assets: Vec::new(),
             activity: Vec::new(),
             web_state_failures: 0,
+            cancel_attempts: 0,
             settings: None,
             project: None,
             viewers: Vec::new(),
@@ -202,7 +206,8 @@ impl Thread {
         if let Some(entry) = self.entries.last_mut() {
             let resume = match &entry.phase {
                 Phase::Input {
-                    kind: InputKind::Interaction { .. } | InputKind::TwoFactor | InputKind::Credits,
+                    kind:
+                        InputKind::Interaction { .. } | InputKind::TwoFactor { .. } | InputKind::Credits,
                     then,
                     ..
                 } => Some(then.clone()),
@@ -231,7 +236,7 @@ impl Thread {
                 self.next_turn += 1;
                 self.scenario.scenario.turns[index].segment.clone()
             }
-            None => unscripted_reply(text),
+            None => canned::unscripted_reply(text),
         };
         let mut entry = Entry::blank(message_id, now);
         entry.settings = self.settings.clone();
@@ -399,6 +404,7 @@ impl Thread {
             started_at: at,
             completed_at: None,
             sources: Vec::new(),
+            request_id: None,
         };
         let entry = &mut self.entries[index];
         entry.steps.push(step);
@@ -441,7 +447,13 @@ impl Thread {
         }
     }
 
-    fn open_input_step(&mut self, index: usize, title: String, at: DateTime<Utc>) {
+    fn open_input_step(
+        &mut self,
+        index: usize,
+        title: String,
+        request_id: Option<&str>,
+        at: DateTime<Utc>,
+    ) {
         self.step_counter += 1;
         let entry = &mut self.entries[index];
         entry.steps.push(StepRecord {
@@ -452,6 +464,7 @@ impl Thread {
             started_at: at,
             completed_at: None,
             sources: Vec::new(),
+            request_id: request_id.map(str::to_owned),
         });
         self.note(index, title);
     }
@@ -533,7 +546,7 @@ impl Thread {
                         RequestKind::Confirm { action, .. } => format!("Confirm: {action}"),
                         RequestKind::SignIn(_) => String::new(),
                     };
-                    self.open_input_step(index, title, at);
+                    self.open_input_step(index, title, Some(&request.id), at);
                 }
                 Phase::Input {
                     kind: InputKind::Prompts,
@@ -553,7 +566,8 @@ impl Thread {
                     .collect();
                 for request in &requests {
                     if let RequestKind::SignIn(s) = &request.kind {
-                        self.open_input_step(index, format!("Connect {}", s.display_name), at);
+                        let title = format!("Connect {}", s.display_name);
+                        self.open_input_step(index, title, Some(&request.id), at);
                     }
                 }
                 Phase::Input {
@@ -564,7 +578,7 @@ impl Thread {
                 }
             }
             Outcome::InteractionRequired { title, then, .. } => {
-                self.open_input_step(index, title.clone(), at);
+                self.open_input_step(index, title.clone(), None, at);
                 Phase::Input {
                     kind: InputKind::Interaction {
                         request_id: new_request(),
@@ -576,9 +590,11 @@ impl Thread {
                 }
             }
             Outcome::TwoFactorRequired { then, .. } => {
-                self.open_input_step(index, "Two-factor authentication".to_owned(), at);
+                self.open_input_step(index, "Two-factor authentication".to_owned(), None, at);
                 Phase::Input {
-                    kind: InputKind::TwoFactor,
+                    kind: InputKind::TwoFactor {
+                        request_id: new_request(),
+                    },
                     requests: Vec::new(),
                     then: *then,
                     denied: None,
@@ -586,7 +602,7 @@ impl Thread {
             }
             Outcome::InsufficientCredits { then, .. } => {
                 self.ran_out_of_credits = true;
-                self.open_input_step(index, "Out of credits".to_owned(), at);
+                self.open_input_step(index, "Out of credits".to_owned(), None, at);
                 Phase::Input {
                     kind: InputKind::Credits,
                     requests: Vec::new(),
@@ -644,6 +660,21 @@ impl Thread {
             return;
         };
         request.state = state;
+        // The step that waited on this request ends with it, so steps agree with what
+        // read_thread still lists (auth_requests, interactions).
+        // A dismissed sign-in never connected; anything else was answered.
+        let step_status = match state {
+            RequestState::Dismissed => "cancelled",
+            _ => "completed",
+        };
+        for step in entry
+            .steps
+            .iter_mut()
+            .filter(|s| s.request_id.as_deref() == Some(request_id) && s.completed_at.is_none())
+        {
+            step.status = step_status;
+            step.completed_at = Some(now);
+        }
         let note = match (&request.kind, state) {
             (RequestKind::Confirm { approved_text, .. }, RequestState::Answered) => {
                 approved_text.clone()
@@ -666,6 +697,9 @@ impl Thread {
                     waiting_on_user: false,
                 },
             })
+        } else if let Some(names) = canned::dismissed_sign_ins(requests) {
+            // Dismissed, the work goes on without that service, and the answer says so.
+            canned::without(&names)
         } else {
             then.clone()
         };
@@ -729,29 +763,4 @@ fn with_attachments(text: &str, attachments: &[String]) -> String {
     }
     let list: Vec<String> = attachments.iter().map(|a| format!("- {a}")).collect();
     format!("{text}\n\nAttachments:\n{}", list.join("\n"))
-}
-
-/// What Computer says to a message the scenario has no turn left for.
-fn unscripted_reply(message: &str) -> Segment {
-    let excerpt: String = message.chars().take(120).collect();
-    Segment {
-        steps: vec![crate::fixtures::Step {
-            title: "Reading your message".to_owned(),
-            kind: "agent".to_owned(),
-            duration: std::time::Duration::from_secs(5),
-            sources: Vec::new(),
-            status: StepEnd::Completed,
-            credits: 0,
-        }],
-        outcome: Outcome::Complete {
-            text: format!(
-                "Noted: \"{excerpt}\". (This scenario has no more scripted turns, so Computer \
-                 acknowledges follow-ups without doing new work.)"
-            ),
-            sources: Vec::new(),
-            files: Vec::new(),
-            optional_auth_requests: Vec::new(),
-            waiting_on_user: false,
-        },
-    }
 }

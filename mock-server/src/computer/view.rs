@@ -83,12 +83,7 @@ pub(crate) fn checkpoint(thread: &Thread, entry: &Entry, links: &Links<'_>) -> C
         .collect();
     // Scripts write `[name](attached)`; the result links each file to its download URL,
     // as the document's `[report.pdf](https://...)` does.
-    for file in &result.files {
-        result.text = result.text.replace(
-            &format!("[{}](attached)", file.filename),
-            &format!("[{}]({})", file.filename, file.url),
-        );
-    }
+    result.text = with_file_links(&result.text, thread, entry, links);
     if let Phase::Sleeping { wake_at, .. } = &entry.phase {
         result.wake_at = Some(iso(*wake_at));
     }
@@ -159,7 +154,7 @@ fn event(entry: &Entry) -> Event {
             },
             InputKind::SignIns => Event::AuthRequired,
             InputKind::Interaction { .. } => Event::InteractionRequired,
-            InputKind::TwoFactor => Event::TwoFactorRequired,
+            InputKind::TwoFactor { .. } => Event::TwoFactorRequired,
             InputKind::Credits => Event::InsufficientCredits,
         },
     }
@@ -189,7 +184,7 @@ fn interactive(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Option<Inte
             url: links.form_url(thread, request_id),
             title: title.clone(),
         },
-        InputKind::TwoFactor => Interactive::TwoFactorRequired {
+        InputKind::TwoFactor { .. } => Interactive::TwoFactorRequired {
             thread_id: thread.id.clone(),
         },
         // The document's account-event object, exactly: the thread is in the result itself.
@@ -299,6 +294,14 @@ pub(crate) fn awaiting(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Vec
             request_id: request_id.clone(),
             kind: AwaitingKind::Form {
                 title: title.clone(),
+                url: links.form_url(thread, request_id),
+            },
+        }),
+        // "Credentials, payments, file inputs, richer forms": a step only Perplexity can
+        // complete is a URL request, so a task always lists what it waits on.
+        InputKind::TwoFactor { request_id } => out.push(Awaiting {
+            request_id: request_id.clone(),
+            kind: AwaitingKind::TwoFactor {
                 url: links.form_url(thread, request_id),
             },
         }),
@@ -412,7 +415,7 @@ const TRANSCRIPT_CHARS: usize = 12_000;
 
 /// The `read_thread` result; with `web_state_error` the state could not be loaded.
 pub(crate) fn transcript(thread: &Thread, links: &Links<'_>, web_state_error: bool) -> Transcript {
-    let (text, truncated) = transcript_text(thread);
+    let (text, truncated) = transcript_text(thread, links);
     Transcript {
         thread_id: thread.id.clone(),
         event: Event::Transcript,
@@ -427,7 +430,24 @@ pub(crate) fn transcript(thread: &Thread, links: &Links<'_>, web_state_error: bo
     }
 }
 
-fn transcript_text(thread: &Thread) -> (String, bool) {
+/// `text` with each `[name](attached)` of the entry's files linked to its download URL.
+fn with_file_links(text: &str, thread: &Thread, entry: &Entry, links: &Links<'_>) -> String {
+    let mut text = text.to_owned();
+    for asset in entry
+        .files
+        .iter()
+        .filter_map(|id| thread.assets.iter().find(|a| &a.asset_id == id))
+    {
+        let placeholder = format!("[{}](attached)", asset.spec.filename);
+        if text.contains(&placeholder) {
+            let link = format!("[{}]({})", asset.spec.filename, (links.download_url)(asset));
+            text = text.replace(&placeholder, &link);
+        }
+    }
+    text
+}
+
+fn transcript_text(thread: &Thread, links: &Links<'_>) -> (String, bool) {
     let mut blocks: Vec<String> = Vec::new();
     let mut used = 0;
     let mut truncated = false;
@@ -437,7 +457,11 @@ fn transcript_text(thread: &Thread) -> (String, bool) {
             .iter()
             .map(|(role, text)| match role {
                 Role::User => format!("**User:** {text}"),
-                Role::Computer => format!("**Computer:** {text}"),
+                // The transcript is the messages as the user saw them, file links included.
+                Role::Computer => format!(
+                    "**Computer:** {}",
+                    with_file_links(text, thread, entry, links)
+                ),
             })
             .collect::<Vec<_>>()
             .join("\n\n");

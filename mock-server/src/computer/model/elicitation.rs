@@ -81,7 +81,9 @@ impl ElicitParams {
                 format!("Sign in to {display_name} so Computer can continue."),
                 url.clone(),
             )),
-            AwaitingKind::Form { .. } | AwaitingKind::Credits { .. } => None,
+            AwaitingKind::Form { .. }
+            | AwaitingKind::TwoFactor { .. }
+            | AwaitingKind::Credits { .. } => None,
         }
     }
 }

@@ -438,11 +438,9 @@ impl Incoming {
         let raw_id = object.remove("id");
         let id = raw_id.clone().and_then(RequestId::from_value);
         if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC) {
-            // The id is echoed as sent, whatever its kind, as the mock always has.
-            let mut error =
-                ErrorData::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\"");
-            error.id = raw_id.unwrap_or(Value::Null);
-            return Err(error);
+            // A readable id is echoed; one that is not a string or an integer is answered
+            // with `null`, as JSON-RPC 2.0 says for an id that could not be read.
+            return invalid(id, "`jsonrpc` must be \"2.0\"");
         }
         if raw_id.is_some() && id.is_none() {
             return invalid(None, "`id` must be a string or an integer");
@@ -495,6 +493,23 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// JSON-RPC 2.0, Response object: "If there was an error in detecting the id in the
+    /// Request object (e.g. Parse error/Invalid Request), it MUST be Null."
+    #[test]
+    fn an_id_that_cannot_be_read_is_answered_with_null() {
+        for body in [
+            json!({"jsonrpc":"1.0","id":{"x":1},"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":{"x":1},"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":[1],"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":1.5,"method":"ping"}),
+        ] {
+            let error = classify(body.clone()).expect_err("invalid");
+            assert_eq!(error.id, Value::Null, "{body}");
+        }
+        let readable = classify(json!({"jsonrpc":"1.0","id":"a","method":"ping"}));
+        assert_eq!(readable.err().map(|e| e.id), Some(json!("a")));
     }
 
     #[test]

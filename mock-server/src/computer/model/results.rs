@@ -216,6 +216,11 @@ pub(crate) enum AwaitingKind {
         /// Its page.
         url: String,
     },
+    /// Two-factor authentication, finished on a Perplexity page.
+    TwoFactor {
+        /// The page.
+        url: String,
+    },
     /// A top-up on the billing page.
     Credits {
         /// The billing page.
@@ -227,7 +232,10 @@ impl AwaitingKind {
     /// Whether the user finishes it on a page that a message then continues from (a form only
     /// Perplexity shows, a top-up), rather than answering it with a tool.
     pub(crate) fn is_page(&self) -> bool {
-        matches!(self, Self::Form { .. } | Self::Credits { .. })
+        matches!(
+            self,
+            Self::Form { .. } | Self::TwoFactor { .. } | Self::Credits { .. }
+        )
     }
 }
 

@@ -22,6 +22,21 @@ pub(crate) enum SignInVisit {
     Missing,
 }
 
+/// The title of the page `request` a request in `phase` waits on, if it waits on that page.
+fn page_title(phase: &Phase, request: &str) -> Option<String> {
+    match phase {
+        Phase::Input {
+            kind: InputKind::Interaction { request_id, title },
+            ..
+        } if request_id == request => Some(title.clone()),
+        Phase::Input {
+            kind: InputKind::TwoFactor { request_id },
+            ..
+        } if request_id == request => Some("Two-factor authentication".to_owned()),
+        _ => None,
+    }
+}
+
 /// A file to serve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FileDownload {
@@ -71,17 +86,31 @@ impl Service {
             .unwrap_or(SignInVisit::Missing)
     }
 
-    /// The title of form `request` of `thread`, while the thread still waits on it.
-    pub(crate) fn form_title(&self, thread: &str, request: &str) -> Option<String> {
+    /// The title of page `request` of `thread` (a Perplexity-only form, or two-factor), and
+    /// whether the user finished it, while the thread still waits on it.
+    pub(crate) fn form_title(&self, thread: &str, request: &str) -> Option<(String, bool)> {
         self.engine
             .with_any_thread(thread, |t| {
-                t.entries.iter().rev().find_map(|e| match &e.phase {
-                    Phase::Input {
-                        kind: InputKind::Interaction { request_id, title },
-                        ..
-                    } if request_id == request => Some(title.clone()),
-                    _ => None,
-                })
+                let entry = t.latest()?;
+                let title = page_title(&entry.phase, request)?;
+                Some((title, entry.pages_done.iter().any(|d| d == request)))
+            })
+            .flatten()
+    }
+
+    /// The page's button: the user finished form `request` of `thread` in Perplexity. The
+    /// request continues with the next message (a task's poll sends one by itself). `None`:
+    /// no such page is waiting.
+    pub(crate) fn finish_form(&self, thread: &str, request: &str) -> Option<String> {
+        self.engine
+            .with_any_thread(thread, |t| {
+                let entry = t.entries.last_mut()?;
+                let title = page_title(&entry.phase, request)?;
+                if !entry.pages_done.iter().any(|d| d == request) {
+                    entry.pages_done.push(request.to_owned());
+                    entry.checkpoint += 1;
+                }
+                Some(title)
             })
             .flatten()
     }

@@ -51,6 +51,11 @@ impl Service {
         self.engine.clock.look().await;
     }
 
+    /// Whether the account has credits left to send a message with.
+    pub(crate) fn has_credits(&self, account: &Account) -> bool {
+        self.engine.world.credits(&account.id) > 0
+    }
+
     /// The stop page of a thread.
     pub(crate) fn stop_url(&self, thread_id: &str) -> String {
         format!("{}/_mock/stop/{thread_id}", self.engine.base_url)
@@ -171,27 +176,39 @@ impl Service {
             .unwrap_or_default()
     }
 
-    /// Moves a thread on where no tool call would: after the account was topped up while the
-    /// request waits on credits, a message continues it (a sign-in page resumes Computer by
-    /// itself).
-    pub(crate) async fn continue_after_top_up(&self, account: &Account, thread_id: &str) {
+    /// Moves a task's thread on where no tool call would: after the account was topped up
+    /// while the request waits on credits, or the user finished the Perplexity page it waits
+    /// on (a form, two-factor), a message continues it ("Open the URL and complete the
+    /// required action in Perplexity"; a sign-in page resumes Computer by itself).
+    pub(crate) async fn continue_after_page(&self, account: &Account, thread_id: &str) {
         let credits = self.engine.world.credits(&account.id);
-        let waits_on_credits = self
+        let finished = self
             .engine
             .with_thread(&account.id, thread_id, |thread, _| {
-                matches!(
-                    thread.latest().map(|e| &e.phase),
-                    Some(Phase::Input {
+                let entry = thread.latest()?;
+                match &entry.phase {
+                    Phase::Input {
                         kind: InputKind::Credits,
                         ..
-                    })
-                )
+                    } => (credits > 0).then_some("Credits added. Continue."),
+                    Phase::Input {
+                        kind:
+                            InputKind::Interaction { request_id, .. }
+                            | InputKind::TwoFactor { request_id },
+                        ..
+                    } => entry
+                        .pages_done
+                        .contains(request_id)
+                        .then_some("Done in Perplexity. Continue."),
+                    _ => None,
+                }
             })
-            .unwrap_or(false);
-        if waits_on_credits && credits > 0 {
+            .ok()
+            .flatten();
+        if let Some(message) = finished {
             let args = CallComputer {
                 thread_id: Some(thread_id.to_owned()),
-                message: Some("Credits added. Continue.".to_owned()),
+                message: Some(message.to_owned()),
                 ..CallComputer::default()
             };
             self.send(account, args, Wait::none()).await;

@@ -19,35 +19,49 @@ impl Service {
         let result = self
             .engine
             .with_thread(&account.id, thread_id, |thread, _| {
-                if thread.scenario.scenario.settings.cancel_fails {
+                let settings = &thread.scenario.scenario.settings;
+                let (fails, unread) = (settings.cancel_fails, settings.cancel_unread_state);
+                let attempt = thread.cancel_attempts;
+                thread.cancel_attempts = attempt.saturating_add(1);
+                if fails || attempt < settings.cancel_failures {
                     return refuse(
                         Some(thread_id),
                         "The cancellation request failed, so the task may still be running. Check \
                      with read_thread and retry cancel_task.",
                     );
                 }
-                let checkpoint = if thread.cancel(now) {
-                    Checkpoint::bare(
-                        thread.id.clone(),
-                        Event::Cancelled,
-                        "Cancelled the current work on this thread. Confirm with read_thread.",
-                        TaskStatus::Cancelled,
-                    )
+                let paused = thread
+                    .latest()
+                    .is_some_and(|e| e.task_status() == TaskStatus::InputRequired);
+                // "If Computer cannot read the thread state, the tool still sends a
+                // cancellation request. A paused task may remain input_required in this case."
+                let text = if paused && attempt < unread {
+                    "Sent a cancellation request, but Computer couldn't read the thread state, so \
+                     a paused task may remain input_required. Confirm with read_thread or \
+                     tasks/get, and retry cancel_task if the task remains active."
+                        .to_owned()
+                } else if thread.cancel(now) {
+                    "Cancelled the current work on this thread. Confirm with read_thread."
+                        .to_owned()
                 } else {
-                    let status = thread
+                    // "Returns a cancelled event with task_status: cancelled", also when the
+                    // request had already ended; the text says what was there.
+                    let ended = thread
                         .latest()
                         .map_or(TaskStatus::Completed, |e| e.task_status());
-                    Checkpoint::bare(
-                        thread.id.clone(),
-                        Event::Complete,
-                        format!(
-                            "Nothing to cancel: the thread's last request already ended ({}).",
-                            status.as_str()
-                        ),
-                        status,
+                    format!(
+                        "Nothing was running on this thread: its last request had already ended \
+                         ({}). Nothing is left to cancel.",
+                        ended.as_str()
                     )
                 };
-                checkpoint.into()
+                Checkpoint::bare(
+                    thread.id.clone(),
+                    Event::Cancelled,
+                    text,
+                    TaskStatus::Cancelled,
+                )
+                .into()
             });
         result.unwrap_or_else(|e| e.into_reply())
     }

@@ -354,7 +354,7 @@ fn resumes(thread: &Thread) -> bool {
     matches!(
         thread.latest().map(|e| &e.phase),
         Some(Phase::Input {
-            kind: InputKind::Interaction { .. } | InputKind::TwoFactor | InputKind::Credits,
+            kind: InputKind::Interaction { .. } | InputKind::TwoFactor { .. } | InputKind::Credits,
             ..
         }) | Some(Phase::Waiting { then: Some(_) })
     )

@@ -25,6 +25,8 @@ pub(crate) struct StepRecord {
     pub(crate) completed_at: Option<DateTime<Utc>>,
     /// The sources it found.
     pub(crate) sources: Vec<SourceSpec>,
+    /// For a "waiting on you" step: the request it waits on, so it ends when that request does.
+    pub(crate) request_id: Option<String>,
 }
 
 /// A file a turn produced; also a durable asset of the thread.
@@ -93,8 +95,9 @@ pub(crate) enum InputKind {
     SignIns,
     /// A form that only Perplexity can show.
     Interaction { request_id: String, title: String },
-    /// Two-factor authentication, done outside; a message continues.
-    TwoFactor,
+    /// Two-factor authentication, done outside (or on its Perplexity page, `request_id`); a
+    /// message continues.
+    TwoFactor { request_id: String },
     /// Credits ran out; a message after a top-up continues.
     Credits,
 }
@@ -161,6 +164,9 @@ pub(crate) struct Entry {
     /// Requests this entry waited on earlier and no longer does (answered, denied, completed on
     /// the page, superseded), so a late answer can be told "already answered".
     pub(crate) past_requests: Vec<Request>,
+    /// Pages (a Perplexity-only form, two-factor) the user finished while the request waits
+    /// on them; a task then continues by itself, a tool client with its next message.
+    pub(crate) pages_done: Vec<String>,
     /// Whether the step that is running has been recorded as started.
     pub(super) step_open: bool,
     /// Bumped on every change a waiting call could report.
@@ -246,6 +252,7 @@ impl Entry {
             },
             outcome_text: String::new(),
             past_requests: Vec::new(),
+            pages_done: Vec::new(),
             step_open: false,
             checkpoint: 0,
             settings: None,

@@ -295,6 +295,9 @@ pub(crate) async fn call(
         stored.used = true;
     }
     let content = response.get("content").cloned();
+    // MRTR: "the client retries the original request", so every later round is keyed to the
+    // tool the first round asked from, whichever follow-up command answered it.
+    let original = pending.tool.clone();
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let next = answer(
@@ -308,7 +311,7 @@ pub(crate) async fn call(
             )
             .await;
             match next {
-                Some((tool, reply)) => intercept(&elicitations, &account.id, modes, tool, reply),
+                Some((_, reply)) => intercept(&elicitations, &account.id, modes, &original, reply),
                 // Declined or cancelled: the event, to answer later with the tools.
                 None => finished(ToolReply::Checkpoint(pending.event)),
             }
@@ -380,6 +383,14 @@ async fn answer(
             };
             let reply = service.follow(account, &thread_id, follow, wait).await;
             ("call_perplexity_computer", reply)
+        }
+        // Accepted, but the account is still out of credits: nothing can be sent, so the
+        // result is the event as it was ("During a task: the thread keeps its state and
+        // task_status is input_required"), not a refusal without the thread.
+        (Ask::Page, ElicitAction::Accept)
+            if asked.event == Event::InsufficientCredits && !service.has_credits(account) =>
+        {
+            return None;
         }
         // The user finished on the page: a message continues the thread (if the page was not
         // finished, the same request comes back).

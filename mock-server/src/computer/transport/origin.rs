@@ -20,7 +20,8 @@ impl Origins {
     /// The hosts of a server whose URLs start with `base_url`.
     pub(crate) fn of(base_url: &str) -> Self {
         Self {
-            public_host: host_of(base_url).to_ascii_lowercase().into(),
+            // The name only: `Host` headers are compared without their port.
+            public_host: strip_port(host_of(base_url)).to_ascii_lowercase().into(),
         }
     }
 
@@ -112,6 +113,26 @@ mod tests {
         headers.insert(
             header::ORIGIN,
             HeaderValue::from_static("http://evil.example.com"),
+        );
+        assert!(origins.refusal(&headers).is_some());
+    }
+
+    #[test]
+    fn a_public_url_with_a_port_lets_its_own_host_and_origin_through() {
+        let origins = Origins::of("https://mock.example.com:8443/base");
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::HOST,
+            HeaderValue::from_static("mock.example.com:8443"),
+        );
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("https://mock.example.com:8443"),
+        );
+        assert_eq!(origins.refusal(&headers), None);
+        headers.insert(
+            header::HOST,
+            HeaderValue::from_static("other.example.com:8443"),
         );
         assert!(origins.refusal(&headers).is_some());
     }

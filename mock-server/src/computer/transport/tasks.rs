@@ -104,9 +104,6 @@ struct Task {
     used_keys: HashSet<String>,
     /// How often each request was asked again after a `decline`/`cancel` left it open.
     rounds: HashMap<String, u32>,
-    /// Requests no longer asked in this task: URL requests the user accepted (they finish on
-    /// the page) or declined (dismissed).
-    settled: HashSet<String>,
 }
 
 fn invalid_params(id: &RequestId, message: String) -> Response {
@@ -186,7 +183,6 @@ pub(crate) async fn create(
         last_entry: None,
         used_keys: HashSet::new(),
         rounds: HashMap::new(),
-        settled: HashSet::new(),
     };
     let task_id = task.id.clone();
     tasks.lock().insert(task_id.clone(), task);
@@ -256,7 +252,6 @@ fn outstanding(
         };
     awaiting
         .iter()
-        .filter(|a| !task.settled.contains(&a.request_id))
         .filter_map(|a| {
             let (prefix, asked, params) = match &a.kind {
                 AwaitingKind::Questions { schema, .. } => (
@@ -274,6 +269,15 @@ fn outstanding(
                     "form",
                     Asked::Url,
                     ElicitParams::url(format!("{title}: finish this in Perplexity."), url.clone()),
+                ),
+                AwaitingKind::TwoFactor { url } => (
+                    "two-factor",
+                    Asked::Url,
+                    ElicitParams::url(
+                        "Two-factor authentication: follow the instructions in Perplexity to \
+                         finish signing in, and Computer continues.",
+                        url.clone(),
+                    ),
                 ),
                 AwaitingKind::Credits { url } => (
                     "credits",
@@ -315,9 +319,7 @@ async fn poll(
 ) -> Option<GetTaskResult> {
     let task = tasks.lock().get(task_id).cloned()?;
     if task.last_entry.is_none() {
-        service
-            .continue_after_top_up(account, &task.thread_id)
-            .await;
+        service.continue_after_page(account, &task.thread_id).await;
     }
     let view = service.task_view(account, &task.thread_id, task.first_entry, task.last_entry)?;
     let TaskView {
@@ -401,6 +403,8 @@ async fn poll(
     };
     let mut meta = TaskMeta::new(task.thread_id.clone());
     meta.steps = Some(steps);
+    // "_meta["ai.perplexity/stopUrl"], also available from task creation and tasks/get".
+    meta.stop_url = Some(service.stop_url(&task.thread_id));
     Some(GetTaskResult {
         result,
         input_requests,
@@ -524,24 +528,25 @@ pub(crate) async fn update(
             // A declined or cancelled question and a cancelled approval stay open: they are
             // asked again under a new key (keys are never reused).
             (Asked::Questions(_) | Asked::Approval, _) => ask_again = true,
-            // URL requests: accept is consent to open the page (the user finishes there), so
-            // this task stops asking; decline dismisses a sign-in ("decline dismisses the
-            // sign-in"), which the thread drops from its auth_requests and stops waiting on.
-            // Other pages (forms, billing) have nothing to dismiss.
-            (Asked::Url, ElicitAction::Decline) => {
+            // "Sign-ins | URL | ... `decline` dismisses the sign-in": the thread drops it from
+            // its auth_requests and goes on without that connector.
+            (Asked::Url, ElicitAction::Decline) if key.starts_with("sign-in:") => {
                 service.dismiss_sign_in(account, &thread_id, &request_id);
             }
-            (Asked::Url, _) => {}
+            // "For URL requests, accept does not complete the action. The user must finish on
+            // the linked page": the request stays listed under the same key until then. A
+            // page (form, two-factor, credits) has nothing to dismiss: declined or cancelled,
+            // it is asked again.
+            // Accepting changes nothing, so the key stays open for a later decline.
+            (Asked::Url, ElicitAction::Accept) => continue,
+            (Asked::Url, _) => ask_again = !key.starts_with("sign-in:"),
         }
         let mut all = tasks.lock();
         if let Some(stored) = all.get_mut(&task.id) {
-            stored.used_keys.insert(key);
             if ask_again {
                 *stored.rounds.entry(request_id.clone()).or_insert(0) += 1;
             }
-            if matches!(asked.kind, Asked::Url) {
-                stored.settled.insert(request_id);
-            }
+            stored.used_keys.insert(key);
         }
     }
     let ack = TaskAck {
