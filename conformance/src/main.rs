@@ -69,6 +69,10 @@ enum Command {
         /// text, or json (format conformance-list/1).
         #[arg(long, default_value = "text")]
         format: String,
+        /// Print the traceability table instead: every client duty of the documents, quoted,
+        /// with the rules that judge it or the reason it cannot be observed.
+        #[arg(long)]
+        traceability: bool,
     },
     /// A mock with the user channel for a hand-driven host; checks printed when stopped.
     Serve {
@@ -93,7 +97,10 @@ enum Command {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::List { format }) => list(&format),
+        Some(Command::List {
+            format,
+            traceability,
+        }) => list(&format, traceability),
         Some(Command::Serve {
             scenario,
             time_scale,
@@ -112,8 +119,9 @@ async fn main() -> ExitCode {
     }
 }
 
-fn list(format: &str) -> Result<ExitCode, String> {
+fn list(format: &str, traceability: bool) -> Result<ExitCode, String> {
     match format {
+        "text" if traceability => print!("{}", report::traceability_text()),
         "text" => print!("{}", report::list_text()),
         "json" => println!(
             "{}",
