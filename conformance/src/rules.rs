@@ -14,6 +14,7 @@ mod documents;
 mod elicitation;
 pub mod ids;
 mod interactive;
+mod outcomes;
 mod rule;
 mod tasks;
 mod thread;
@@ -40,6 +41,8 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(elicitation::rules());
     rules.extend(account::rules());
     rules.extend(agent::rules());
+    // Outcomes only the user can act on (issue 10, duties).
+    rules.extend(outcomes::rules());
     rules
 }
 

@@ -86,9 +86,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C10",
         "Status and Progress Updates",
         "and support progress notifications to display them.",
-        Gap(
-            "needs a rule that each progress notification the mock sent is shown on the user channel (`show` kind status)",
-        ),
+        Rules(&[COMPUTER_PROGRESS_SHOWN]),
     ),
     duty(
         "C11",
@@ -154,7 +152,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C20",
         "MCP Tasks: Task status",
         "If Computer failed, `result.isError` is `true` and `result.structuredContent.error_code` is `computer_error`.",
-        Gap("needs a task-failure scenario judged by what the client shows"),
+        Rules(&[COMPUTER_ERROR_SHOWN]),
     ),
     duty(
         "C21",
@@ -184,15 +182,13 @@ pub(super) const DUTIES: &[Duty] = &[
         "C24",
         "MCP Tasks: Answer questions and approvals",
         "Sign-ins | URL | Open the URL. The user signs in on that page and the task continues.",
-        Gap(
-            "needs a rule that a URL input request is opened through the user channel before it is answered",
-        ),
+        Rules(&[TASKS_URL_OPEN]),
     ),
     duty(
         "C25",
         "MCP Tasks: Answer questions and approvals",
         "Credentials, payments, file inputs, richer forms, or credits | URL | Open the URL and complete the required action in Perplexity.",
-        Gap("needs a task-credits scenario judged by the URL input request being opened"),
+        Rules(&[TASKS_URL_OPEN]),
     ),
     duty(
         "C26",
@@ -394,31 +390,31 @@ pub(super) const DUTIES: &[Duty] = &[
         "C58",
         "Interactive objects for account events",
         "When the reason is quota_exhausted, interactive also includes quota_reset_date, the UTC time when the quota comes back",
-        Gap("needs a quota-exhausted scenario judged by what the client shows"),
+        Rules(&[COMPUTER_CREDITS_QUOTA_RESET]),
     ),
     duty(
         "C59",
         "Events",
         "`error` | Task failed. | Review the error message.",
-        Gap("needs a computer-error scenario judged by what the client shows"),
+        Rules(&[COMPUTER_ERROR_SHOWN]),
     ),
     duty(
         "C60",
         "Events",
         "Open the `url` in `interactive`, complete it there, then continue the thread.",
-        Gap("needs an interaction-required scenario judged by the url being opened"),
+        Rules(&[COMPUTER_INTERACTION_OPEN_URL]),
     ),
     duty(
         "C61",
         "Events",
         "A connector or site requires two-factor authentication. | Follow the instructions in `text`, then continue with the same `thread_id`.",
-        Gap("needs a two-factor-required scenario judged by the thread continued"),
+        Rules(&[COMPUTER_TWO_FACTOR_SAME_THREAD]),
     ),
     duty(
         "C62",
         "Events",
         "`access_denied` | Computer is unavailable for the account. | If you belong to an organization, ask its administrator to enable Computer access.",
-        Gap("needs an access-denied scenario judged by what the client shows"),
+        Rules(&[COMPUTER_ACCESS_DENIED_SHOWN]),
     ),
     duty(
         "C63",
