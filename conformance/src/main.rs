@@ -88,6 +88,10 @@ enum Command {
         /// Break exactly this rule.
         #[arg(long = "break")]
         break_rule: Option<String>,
+        /// At exit, print to stderr the rules whose break point the run reached (the rules
+        /// `--break` could have changed in this scenario), as one `break points reached:` line.
+        #[arg(long)]
+        trace_break_points: bool,
         /// The MCP endpoint URL.
         url: String,
     },
@@ -105,9 +109,11 @@ async fn main() -> ExitCode {
             scenario,
             time_scale,
         }) => serve(&scenario, time_scale).await,
-        Some(Command::ReferenceClient { break_rule, url }) => {
-            reference_client(break_rule, url).await
-        }
+        Some(Command::ReferenceClient {
+            break_rule,
+            trace_break_points,
+            url,
+        }) => reference_client(break_rule, trace_break_points, url).await,
         None => run(cli.run).await,
     };
     match result {
@@ -246,7 +252,11 @@ async fn serve(name: &str, time_scale: f64) -> Result<ExitCode, String> {
     })
 }
 
-async fn reference_client(break_rule: Option<String>, url: String) -> Result<ExitCode, String> {
+async fn reference_client(
+    break_rule: Option<String>,
+    trace_break_points: bool,
+    url: String,
+) -> Result<ExitCode, String> {
     if let Some(id) = &break_rule
         && rules::find(id).is_none()
     {
@@ -256,8 +266,11 @@ async fn reference_client(break_rule: Option<String>, url: String) -> Result<Exi
     }
     let options = conformance::reference_client::ClientOptions::from_env(url, break_rule)
         .map_err(|e| e.to_string())?;
-    conformance::reference_client::run(options)
-        .await
-        .map_err(|e| format!("reference client: {e}"))?;
+    let outcome = conformance::reference_client::run(options).await;
+    if trace_break_points {
+        let reached = conformance::reference_client::break_points_reached();
+        eprintln!("break points reached: {}", reached.join(" "));
+    }
+    outcome.map_err(|e| format!("reference client: {e}"))?;
     Ok(ExitCode::SUCCESS)
 }

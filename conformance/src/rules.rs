@@ -8,6 +8,7 @@
 
 mod account;
 mod agent;
+mod approval_policy;
 mod auth;
 mod credits;
 mod documents;
@@ -43,6 +44,7 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(agent::rules());
     // Outcomes only the user can act on (issue 10, duties).
     rules.extend(outcomes::rules());
+    rules.extend(approval_policy::rules());
     rules
 }
 

@@ -265,7 +265,7 @@ impl Client {
                 }
                 "two_factor_required" => {
                     // The user follows the instructions; their reply continues this thread.
-                    if !self.io.breaks(ids::COMPUTER_TWO_FACTOR_SAME_THREAD) {
+                    if !self.io.breaks(ids::COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN) {
                         self.io.show("status", &result).await?;
                     }
                     return Ok(Settled { thread: Some(t) });

@@ -99,7 +99,7 @@ fn task_json(result: &Value) -> Value {
 
 impl Modern {
     fn breaks(&self, rule: &str) -> bool {
-        self.options.break_rule.as_deref() == Some(rule)
+        super::options::breaks(self.options.break_rule.as_deref(), rule)
     }
 
     /// The client capabilities this request declares.

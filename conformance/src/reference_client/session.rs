@@ -45,7 +45,7 @@ impl Session {
     }
 
     pub(super) fn breaks(&self, rule: &str) -> bool {
-        self.options.break_rule.as_deref() == Some(rule)
+        super::options::breaks(self.options.break_rule.as_deref(), rule)
     }
 
     pub(super) fn http_error(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {

@@ -127,10 +127,14 @@ pub const COMPUTER_ACCESS_DENIED_SHOWN: &str = "computer.access-denied.shown";
 pub const COMPUTER_CREDITS_QUOTA_RESET: &str = "computer.credits.quota-reset";
 /// `computer.interaction.open-url`
 pub const COMPUTER_INTERACTION_OPEN_URL: &str = "computer.interaction.open-url";
-/// `computer.two-factor.same-thread`
-pub const COMPUTER_TWO_FACTOR_SAME_THREAD: &str = "computer.two-factor.same-thread";
+/// `computer.two-factor.instructions-shown`
+pub const COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN: &str = "computer.two-factor.instructions-shown";
 /// `tasks.url.open`
 pub const TASKS_URL_OPEN: &str = "tasks.url.open";
+
+// ---- The approval policy a client sends (`approval_policy.rs`; issue 10, duties). ----
+/// `agent.always-allow.no-empty-never`
+pub const AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER: &str = "agent.always-allow.no-empty-never";
 
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
@@ -185,8 +189,10 @@ pub const ALL: &[&str] = &[
     COMPUTER_ACCESS_DENIED_SHOWN,
     COMPUTER_CREDITS_QUOTA_RESET,
     COMPUTER_INTERACTION_OPEN_URL,
-    COMPUTER_TWO_FACTOR_SAME_THREAD,
+    COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN,
     TASKS_URL_OPEN,
+    // approval policy (duties)
+    AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER,
 ];
 
 #[cfg(test)]

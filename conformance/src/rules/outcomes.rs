@@ -82,8 +82,8 @@ pub(super) fn rules() -> Vec<Rule> {
             check: interaction,
         },
         Rule {
-            id: ids::COMPUTER_TWO_FACTOR_SAME_THREAD,
-            summary: "two_factor_required: its instructions are shown, and the user's reply continues the same thread_id",
+            id: ids::COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN,
+            summary: "two_factor_required: its instructions are shown before the user is asked for the next message (computer.thread.reuse judges the reply's thread)",
             level: Level::Must,
             doc: DocRef {
                 document: COMPUTER_DOC,
@@ -91,7 +91,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 quote: "two_factor_required: A connector or site requires two-factor authentication. Follow the instructions in text, then continue with the same thread_id.",
             },
             scenarios: &["two-factor-required"],
-            check: two_factor,
+            check: two_factor_shown,
         },
         Rule {
             id: ids::TASKS_URL_OPEN,
@@ -156,6 +156,19 @@ fn progress_shown(t: &Transcript) -> Outcome {
         }
     }
     if sent == 0 {
+        let mut calls = t
+            .rpcs
+            .iter()
+            .filter(|r| r.method.as_deref() == Some("tools/call"))
+            .peekable();
+        let called = calls.peek().is_some();
+        let tokens = calls.any(|r| r.params.pointer("/_meta/progressToken").is_some());
+        if called && !tokens {
+            // No token, no notifications: computer.progress.token reports the cause.
+            return Outcome::NotReached(
+                "no tools/call carried a progress token, so no progress was sent (computer.progress.token)".into(),
+            );
+        }
         return Outcome::Unobserved("the mock sent no progress notification with a message".into());
     }
     Outcome::Pass(format!(
@@ -371,7 +384,7 @@ fn interaction(t: &Transcript) -> Outcome {
     Outcome::Pass("each Perplexity-only form was opened before its thread continued".into())
 }
 
-fn two_factor(t: &Transcript) -> Outcome {
+fn two_factor_shown(t: &Transcript) -> Outcome {
     let Some(ask) = t
         .calls
         .iter()
@@ -397,19 +410,9 @@ fn two_factor(t: &Transcript) -> Outcome {
             evidence: vec![ask.seq],
         };
     }
-    match t.calls_named(CPC).find(|c| c.seq >= reply.at) {
-        Some(sent) if sent.thread_arg() == Some(thread) => Outcome::Pass(format!(
-            "the instructions were shown and the reply continued thread {thread}"
-        )),
-        Some(sent) => Outcome::Violated {
-            message: format!(
-                "the reply to two_factor_required did not continue thread {thread}: {}",
-                sent.describe()
-            ),
-            evidence: vec![ask.seq, sent.seq],
-        },
-        None => Outcome::Unobserved("the user's reply was never sent".into()),
-    }
+    Outcome::Pass(format!(
+        "the two-factor instructions on thread {thread} were shown before the user's reply"
+    ))
 }
 
 fn url_open(t: &Transcript) -> Outcome {

@@ -95,7 +95,7 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Allow a tool for later calls",
         "If the user has not chosen Always allow for any tool, do not send the never filter.",
-        Gap("needs a rule over every approval scenario that no empty never list is sent"),
+        Rules(&[AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER]),
     ),
     duty(
         "A11",

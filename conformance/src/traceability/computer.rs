@@ -408,7 +408,10 @@ pub(super) const DUTIES: &[Duty] = &[
         "C61",
         "Events",
         "A connector or site requires two-factor authentication. | Follow the instructions in `text`, then continue with the same `thread_id`.",
-        Rules(&[COMPUTER_TWO_FACTOR_SAME_THREAD]),
+        Rules(&[
+            COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN,
+            COMPUTER_THREAD_REUSE,
+        ]),
     ),
     duty(
         "C62",
