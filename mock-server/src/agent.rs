@@ -4,10 +4,13 @@
 //!
 //! `routes` serves the HTTP surface; `validate` applies the request rules; `run` plays a
 //! scenario's script and keeps the snapshot and event log that `stream` replays; `tools` wires
-//! the request's MCP servers and connectors (through `mcp_client`, `connectors`, `approval`).
+//! the request's MCP servers and connectors (through `mcp_client`, `connectors`, `approval`);
+//! `control` adds the Agent API's `/_mock` endpoint.
 
 mod approval;
+mod arguments;
 mod connectors;
+mod control;
 mod error;
 mod mcp_client;
 mod models;
@@ -22,7 +25,7 @@ mod wire;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 
 pub(crate) use error::ApiError;
 pub(crate) use store::Store;
@@ -69,7 +72,9 @@ pub(crate) use routes::{unserved, with_fresh_request_id};
 
 /// The Agent API routes.
 pub(crate) fn routes() -> Router<AppState> {
-    let mut router = Router::new().route("/v1/models", get(routes::models));
+    let mut router = Router::new()
+        .route("/v1/models", get(routes::models))
+        .route(control::FORGET_PATH, delete(control::forget));
     for prefix in PREFIXES {
         router = router
             .route(prefix, post(routes::create))

@@ -424,7 +424,20 @@ async fn auth_none_acts_as_alice() {
 
 #[tokio::test(start_paused = true)]
 async fn another_accounts_response_is_not_found_and_stays_untouched() {
-    let mock = Mock::new();
+    // Bob's organization keeps data here, so his own response can be read back afterwards
+    // (a zero-data-retention response is never retrievable).
+    let mut world: serde_json::Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).expect("world fixture");
+    if let Some(bob) = world["accounts"]
+        .as_array_mut()
+        .and_then(|a| a.iter_mut().find(|a| a["id"] == "bob"))
+    {
+        bob["agent_api"]["zero_data_retention"] = json!(false);
+    }
+    let builder = mock_server::MockServer::builder()
+        .world_json(&world.to_string())
+        .expect("world");
+    let mock = Mock::with(builder);
     let reply = mock.agent_create(ALICE, ok_body()).await;
     let id = reply.body["id"].as_str().expect("id").to_owned();
     let theirs = mock.agent_get(BOB, &format!("/v1/agent/{id}")).await;
@@ -442,8 +455,7 @@ async fn another_accounts_response_is_not_found_and_stays_untouched() {
     let mine = mock.agent_get(ALICE, &format!("/v1/agent/{id}")).await;
     assert_eq!(mine.body, reply.body, "alice's response changed");
 
-    // Continuing someone else's response is refused too. (Alice continues bob's: bob is the
-    // zero-data-retention account, so his own continuations are refused for another reason.)
+    // Continuing someone else's response is refused too.
     let bobs = mock.agent_create(BOB, ok_body()).await;
     let bobs_id = bobs.body["id"].as_str().expect("id").to_owned();
     let continued = mock

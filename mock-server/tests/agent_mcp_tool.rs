@@ -371,6 +371,37 @@ async fn a_discovery_failure_ends_a_background_run_failed() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_discovery_failure_reports_no_usage_because_no_model_ran() {
+    // Agent API, MCP tool, "Error handling": "Because discovery runs before the model, the
+    // whole run fails with external_connector_error." No model ran, so nothing was used.
+    let mock = Mock::new();
+    let tools = json!([mcp(&closed_port_url())]);
+    let mut body = request("#mcp-approval hi", tools);
+    body["background"] = json!(true);
+    let reply = mock.agent_create(ALICE, body.clone()).await;
+    let done = mock
+        .agent_finished(reply.body["id"].as_str().expect("id"))
+        .await;
+    assert_eq!(done["status"], "failed");
+    assert_eq!(done["usage"], Value::Null, "{done:#}");
+    body["background"] = json!(false);
+    body["stream"] = json!(true);
+    let streamed = mock.agent_create(ALICE, body).await;
+    let failed = streamed.events.last().expect("terminal event");
+    assert_eq!(failed["type"], "response.failed");
+    assert_eq!(failed["response"]["usage"], Value::Null);
+    // A model failure, by contrast, ran a model and reports what it used.
+    let model_failure = mock
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "#model-failure", "tools": [{"type": "web_search"}]}),
+        )
+        .await;
+    assert_eq!(model_failure.body["status"], "failed");
+    assert!(model_failure.body["usage"]["cost"]["total_cost"].is_number());
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_url_that_is_no_mcp_endpoint_is_a_discovery_failure() {
     let remote = remote().await;
     let mock = Mock::new();
@@ -457,4 +488,116 @@ async fn a_custom_connector_that_is_not_connected_lists_no_tools_and_no_error() 
     assert!(listed.get("error").is_none_or(Value::is_null));
     assert!(rpc(&remote, "tools/list").is_empty(), "nothing to discover");
     assert!(!item_types(&reply.body).contains(&"mcp_call".to_owned()));
+}
+
+/// A scenario whose model calls `models_list` on the `team` connector, then answers.
+const TEAM_CALL: &str = r#"{"name": "team-call", "description": "Calls the team connector.",
+  "agent": {"turns": [{"steps": [
+    {"type": "mcp_call", "server": "team", "tool": "models_list"},
+    {"type": "message", "text": "The team connector answered: {tool_output}"}]}]}}"#;
+
+/// A mock whose world gives alice the custom connector `connector_team_tools` at `url`, sent
+/// `authorization`, and which knows the `team-call` scenario.
+fn team_mock(url: &str, authorization: &str) -> (Mock, std::path::PathBuf) {
+    let world = world_with_custom_connector(url, None);
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&world).expect("world")).expect("JSON");
+    value["accounts"][0]["agent_api"]["custom_connectors"][0]["authorization"] =
+        json!(authorization);
+    std::fs::write(&world, value.to_string()).expect("write the world file");
+    let builder = MockServer::builder()
+        .world(&world)
+        .scenario_json(TEAM_CALL)
+        .expect("scenario");
+    (Mock::with(builder), world)
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unreachable_custom_connector_fails_in_band_and_the_request_keeps_working() {
+    // Agent API, Connectors, "Error handling": "A connector tool call can fail as an mcp_call
+    // item with an error field. This does not fail the request"; CONNECTOR_UNAVAILABLE: "The
+    // connector service could not be reached."
+    let (mock, world) = team_mock(&closed_port_url(), "alice-dev-token");
+    let body = request("#team-call", json!([connector(&[])]));
+    let reply = mock.agent_create(ALICE, body.clone()).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(reply.body["status"], "completed");
+    let listed = item(&reply.body, "mcp_list_tools");
+    assert_eq!(listed["connector_id"], "connector_team_tools");
+    assert_eq!(listed["tools"], json!([]));
+    assert_eq!(listed["error"], "CONNECTOR_UNAVAILABLE");
+    let call = item(&reply.body, "mcp_call");
+    assert_eq!(call["name"], "models_list");
+    assert_eq!(call["error"], "CONNECTOR_UNAVAILABLE");
+    assert!(call.get("output").is_none());
+    // A stream ends completed too, not with response.failed.
+    let mut streamed = body;
+    streamed["stream"] = json!(true);
+    let stream = mock.agent_create(ALICE, streamed).await;
+    let _ = std::fs::remove_file(&world);
+    assert_eq!(
+        stream.events.last().map(|e| e["type"].clone()),
+        Some(json!("response.completed"))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_custom_connector_whose_server_refuses_the_stored_key_fails_in_band_with_auth_required() {
+    // AUTH_REQUIRED: "The connector's authorization has lapsed or been revoked."
+    let remote = remote().await;
+    let (mock, world) = team_mock(&remote.mcp_url(), "revoked-token");
+    let reply = mock
+        .agent_create(ALICE, request("#team-call", json!([connector(&[])])))
+        .await;
+    let _ = std::fs::remove_file(&world);
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(reply.body["status"], "completed");
+    assert_eq!(
+        item(&reply.body, "mcp_list_tools")["error"],
+        "AUTH_REQUIRED"
+    );
+    assert_eq!(item(&reply.body, "mcp_call")["error"], "AUTH_REQUIRED");
+    assert!(rpc(&remote, "tools/call").is_empty(), "nothing ran");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_custom_connectors_tool_error_comes_back_as_a_documented_value() {
+    // The remote's read_thread refuses an unknown thread with isError: for a connector that is
+    // TOOL_ERROR ("The tool failed for another reason"); the same call through the `mcp` tool
+    // passes the server's own words on.
+    let remote = remote().await;
+    let scenario = r#"{"name": "team-thread", "description": "Reads a thread that does not exist.",
+      "agent": {"turns": [{"steps": [
+        {"type": "mcp_call", "tool": "read_thread", "arguments": {"thread_id": "no-such-thread"}},
+        {"type": "message", "text": "done"}]}]}}"#;
+    let world = world_with_custom_connector(&remote.mcp_url(), None);
+    let mock = Mock::with(
+        MockServer::builder()
+            .world(&world)
+            .scenario_json(scenario)
+            .expect("scenario"),
+    );
+    let reply = mock
+        .agent_create(
+            ALICE,
+            request("#team-thread", json!([connector(&["read_thread"])])),
+        )
+        .await;
+    let mut direct = mcp(&remote.mcp_url());
+    direct["allowed_tools"] = json!(["read_thread"]);
+    let through_mcp = mock
+        .agent_create(ALICE, request("#team-thread", json!([direct])))
+        .await;
+    let _ = std::fs::remove_file(&world);
+    assert_eq!(
+        item(&reply.body, "mcp_call")["error"],
+        "TOOL_ERROR",
+        "{:#}",
+        reply.body
+    );
+    let words = item(&through_mcp.body, "mcp_call")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!words.is_empty() && words != "TOOL_ERROR", "{words}");
 }

@@ -306,3 +306,35 @@ async fn max_tool_calls_caps_the_tool_calls_and_truncation_is_echoed() {
     assert_eq!(item_types(&reply.body), ["message"]);
     assert_eq!(reply.body["tool_choice"], "none");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_zero_data_retention_response_is_not_stored_and_says_so() {
+    // Agent API, MCP tool: "Organizations with Zero Data Retention (ZDR) cannot use
+    // previous_response_id". Nothing is retained for a later GET either: `store` reports
+    // false and the response is hidden from retrieve calls, as for `store: false`.
+    let mock = Mock::new();
+    let mut request = body("hi");
+    request["store"] = json!(true);
+    let reply = mock.agent_create(common::agent::BOB, request.clone()).await;
+    assert_eq!(reply.status, 200, "{:#}", reply.body);
+    assert_eq!(reply.body["store"], false);
+    let id = reply.body["id"].as_str().expect("id");
+    let get = mock
+        .agent_get(common::agent::BOB, &format!("/v1/agent/{id}"))
+        .await;
+    assert_eq!(get.status, 404);
+    assert_eq!(get.body["error"]["type"], "not_found");
+    // A background run is accepted but cannot be polled, like a background run with store false.
+    request["background"] = json!(true);
+    let queued = mock.agent_create(common::agent::BOB, request).await;
+    assert_eq!(queued.body["status"], "queued");
+    assert_eq!(queued.body["store"], false);
+    let id = queued.body["id"].as_str().expect("id");
+    let poll = mock
+        .agent_get(common::agent::BOB, &format!("/v1/agent/{id}"))
+        .await;
+    assert_eq!(poll.status, 404);
+    // An account that keeps data gets what it asked for.
+    let kept = mock.agent_create(ALICE, body("hi")).await;
+    assert_eq!(kept.body["store"], true);
+}

@@ -27,10 +27,18 @@ async fn a_hashtag_selects_a_scenario_then_match_then_the_default() {
     let fallback = mock
         .agent_create(
             ALICE,
-            json!({"model": "openai/gpt-5.6-terra", "input": "hello", "tools": tools}),
+            json!({"model": "openai/gpt-5.6-terra", "input": "hello", "tools": [{"type": "web_search"}]}),
         )
         .await;
     assert_eq!(item_types(&fallback.body), ["search_results", "message"]);
+    // The default model calls a function when the request offers one (agent_function_calls.rs).
+    let with_function = mock
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "hello", "tools": tools}),
+        )
+        .await;
+    assert_eq!(item_types(&with_function.body), ["function_call"]);
 }
 
 #[tokio::test(start_paused = true)]

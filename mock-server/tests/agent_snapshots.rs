@@ -20,7 +20,10 @@ fn tools_for(scenario: &str, mcp_url: &str) -> Value {
             json!([{"type": "connector", "id": "connector_slack", "server_label": "slack"}])
         }
         "deepwiki-question" | "discovery-failure" => json!([mcp]),
-        "mcp-approval" => {
+        "mcp-approval"
+        | "mcp-approval-parallel"
+        | "mcp-approval-rounds"
+        | "mcp-approval-always-allow" => {
             let mut mcp = mcp;
             mcp["require_approval"] = json!("always");
             json!([mcp])

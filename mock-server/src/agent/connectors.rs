@@ -89,11 +89,16 @@ pub(crate) fn managed_catalog(connector_id: &str) -> Option<Vec<RemoteTool>> {
     })
 }
 
-/// The tools a search of a deferred catalog finds, best match first, at most
+/// The tools a search of a deferred catalog finds: the closest matches only, at most
 /// [`MAX_SEARCH_RESULTS`]; empty when nothing matches (the model may then search again).
 ///
-/// Each word of `query` counts when it is a word of a tool's name (3 points), appears in the
-/// name (2) or in the description (1); plurals match their singular. Ties keep catalog order.
+/// The MCP tool document: a search "returns only the tools it matches", and the Connectors
+/// document's search of Slack for `["search","messages"]` returns `slack_search_public` alone.
+/// So each word of `query` scores a tool when it is a word of its name (3 points), appears in
+/// its name (2) or in its description (1), plurals matching their singular; the search keeps
+/// the tools with the best score, and among those the ones whose names carry the fewest
+/// words the query did not ask for (`slack_search_public` over
+/// `slack_search_public_and_private`). Ties keep catalog order.
 pub(crate) fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteTool> {
     let terms: Vec<String> = words(query)
         .into_iter()
@@ -103,41 +108,57 @@ pub(crate) fn search_catalog(tools: &[RemoteTool], query: &str) -> Vec<RemoteToo
     if terms.is_empty() {
         return Vec::new();
     }
-    let mut scored: Vec<(usize, usize)> = tools
+    let scored: Vec<(Match, usize)> = tools
         .iter()
         .enumerate()
-        .filter_map(|(index, tool)| {
-            let name = tool.name.to_ascii_lowercase();
-            let name_words: Vec<String> = words(&name).iter().map(|w| singular(w)).collect();
-            let description = tool
-                .description
-                .as_deref()
-                .unwrap_or_default()
-                .to_ascii_lowercase();
-            let score: usize = terms
-                .iter()
-                .map(|term| {
-                    if name_words.iter().any(|w| w == term) {
-                        3
-                    } else if name.contains(term.as_str()) {
-                        2
-                    } else if description.contains(term.as_str()) {
-                        1
-                    } else {
-                        0
-                    }
-                })
-                .sum();
-            (score > 0).then_some((score, index))
-        })
+        .filter_map(|(index, tool)| score(tool, &terms).map(|m| (m, index)))
         .collect();
-    // Stable: equal scores keep catalog order.
-    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+    let Some(best) = scored.iter().map(|(m, _)| *m).max() else {
+        return Vec::new();
+    };
     scored
         .into_iter()
+        .filter(|(m, _)| *m == best)
         .take(MAX_SEARCH_RESULTS)
         .map(|(_, index)| tools[index].clone())
         .collect()
+}
+
+/// How well a tool matches a search: its points, then (higher is closer) the negated count of
+/// its name's words the search did not ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Match {
+    points: usize,
+    closeness: i64,
+}
+
+fn score(tool: &RemoteTool, terms: &[String]) -> Option<Match> {
+    let name = tool.name.to_ascii_lowercase();
+    let name_words: Vec<String> = words(&name).iter().map(|w| singular(w)).collect();
+    let description = tool
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let points: usize = terms
+        .iter()
+        .map(|term| {
+            if name_words.iter().any(|w| w == term) {
+                3
+            } else if name.contains(term.as_str()) {
+                2
+            } else if description.contains(term.as_str()) {
+                1
+            } else {
+                0
+            }
+        })
+        .sum();
+    let unasked = name_words.iter().filter(|w| !terms.contains(w)).count();
+    (points > 0).then(|| Match {
+        points,
+        closeness: -i64::try_from(unasked).unwrap_or(i64::MAX),
+    })
 }
 
 /// One `tool_search_output` namespace entry: the server's label, its description, and the

@@ -408,6 +408,9 @@ pub(crate) async fn wrong_method(method: http::Method, uri: http::Uri) -> Respon
 
 /// The methods an Agent API path takes (for `Allow` and the 405 message).
 fn allowed_methods(path: &str) -> &'static str {
+    if path.starts_with("/_mock/") {
+        return "DELETE";
+    }
     let prefix = super::PREFIXES
         .iter()
         .find(|p| path == **p || path.starts_with(&format!("{p}/")));

@@ -3,13 +3,26 @@
 //! - `continuation`: where in the script a request starts (a new conversation, a continuation by
 //!   `previous_response_id`, or by history for zero-data-retention accounts);
 //! - `setup`: what a run starts from;
+//! - `history`: where a conversation sent as history in `input` stands;
 //! - `engine`: the run's life (`queued`, `in_progress`, a terminal status) and its turn loop;
-//! - `steps`: what each scripted step streams and adds;
+//! - `decide`: carrying out the approval decisions a continuation brought;
+//! - `steps`, `calls`: what each scripted step streams and adds;
+//! - `sandbox`: sandbox commands and the GitHub credentials they get;
+//! - `honesty`: what an answer says when the run could not get its data;
+//! - `items`: writing output items and streaming messages;
+//! - `finish`: the terminal statuses;
 //! - `response`, `usage`: the response object and its `usage`, as the live API shapes them.
 
+mod calls;
 mod continuation;
+mod decide;
 mod engine;
+mod finish;
+mod history;
+mod honesty;
+mod items;
 mod response;
+mod sandbox;
 mod setup;
 mod steps;
 mod usage;

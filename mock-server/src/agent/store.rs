@@ -69,6 +69,7 @@ pub(crate) struct Run {
     state: Mutex<RunState>,
     changed: watch::Sender<usize>,
     cancel: watch::Sender<bool>,
+    forgotten: std::sync::atomic::AtomicBool,
 }
 
 impl Run {
@@ -96,7 +97,19 @@ impl Run {
             }),
             changed: watch::channel(0).0,
             cancel: watch::channel(false).0,
+            forgotten: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// From now on the run answers as an id the API never issued (its scenario's
+    /// `forget_after` passed).
+    pub(crate) fn forget(&self) {
+        self.forgotten
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn is_forgotten(&self) -> bool {
+        self.forgotten.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Locks the state.
@@ -189,12 +202,19 @@ impl Store {
         self.runs().insert(run.id.clone(), run);
     }
 
-    /// The run with this id if `account` owns it; another account's run looks unknown.
+    /// The run with this id if `account` owns it; another account's run, and a forgotten
+    /// one, look unknown.
     pub(crate) fn get(&self, account: &str, id: &str) -> Option<Arc<Run>> {
         self.runs()
             .get(id)
-            .filter(|run| run.account == account)
+            .filter(|run| run.account == account && !run.is_forgotten())
             .cloned()
+    }
+
+    /// Forgets one run, whoever owns it (`DELETE /_mock/agent/responses/{id}`); a running one
+    /// goes on for the connection that waits on it, but nothing can find it again.
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<Run>> {
+        self.runs().remove(id)
     }
 
     /// Counts one more injected fault for `scenario`; true while it should still fail.

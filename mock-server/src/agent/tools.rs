@@ -9,7 +9,7 @@ use super::connectors;
 use super::mcp_client::{McpClient, RemoteServer, RemoteTool};
 use super::store::Pending;
 use super::validate::Validated;
-use super::wire::{Tool, call_token, new_id};
+use super::wire::{ConnectorTool, Tool, call_token, new_id};
 use crate::fixtures::AgentScript;
 use crate::world::{Account, ConnectorState};
 
@@ -33,10 +33,15 @@ pub(crate) struct Server {
     pub(crate) policy: Option<ApprovalPolicy>,
     /// The namespace description shown by `tool_search_output`.
     pub(crate) description: String,
+    /// A connector whose discovery failed: the in-band error value (`CONNECTOR_UNAVAILABLE`,
+    /// `AUTH_REQUIRED`, ...) its `mcp_list_tools` carries and its calls come back with.
+    pub(crate) failure: Option<String>,
 }
 
-/// Discovers every server of the request; an unreachable one fails the whole run with this
-/// message (`external_connector_error`).
+/// Discovers every server of the request. An `mcp` server that cannot be listed fails the
+/// whole run with this message (`external_connector_error`: "Because discovery runs before the
+/// model, the whole run fails"); a connector that cannot be listed does not ("your requests
+/// keep working"): it is listed with no tools and an in-band error, which its calls return.
 pub(crate) async fn discover(
     validated: &Validated,
     account: &Account,
@@ -84,73 +89,85 @@ pub(crate) async fn discover(
                     remote: Some(remote),
                     policy: ApprovalPolicy::from_request(mcp.require_approval.as_ref()).ok(),
                     description: format!("Tools of the MCP server at {}", mcp.server_url),
+                    failure: None,
                 });
             }
             Tool::Connector(connector) => {
-                let state = script
-                    .connectors
-                    .get(&connector.id)
-                    .copied()
-                    .unwrap_or_else(|| account.agent_api.connector_state(&connector.id));
-                let custom = account
-                    .agent_api
-                    .custom_connectors
-                    .iter()
-                    .find(|c| c.id == connector.id);
-                let sandbox_mode = connector.id == "connector_github"
-                    && sandbox
-                    && connector.allowed_tools.as_ref().is_none_or(Vec::is_empty);
-                let (listed, remote) = match custom {
-                    Some(custom) => {
-                        if let Some(message) = forced_failure.take() {
-                            return Err(discovery_error(&connector.server_label, &message));
-                        }
-                        let remote = RemoteServer {
-                            url: custom.url.clone(),
-                            authorization: custom.authorization.clone(),
-                            headers: Vec::new(),
-                        };
-                        let listed = if state == ConnectorState::NotConnected {
-                            Vec::new()
-                        } else {
-                            // Custom connectors take Streamable HTTP or legacy SSE.
-                            let client = client.clone().allowing_legacy_sse();
-                            client.list_tools(&remote).await.map_err(|e| {
-                                discovery_error(&connector.server_label, &e.to_string())
-                            })?
-                        };
-                        (listed, Some(remote))
-                    }
-                    None if state == ConnectorState::NotConnected => (Vec::new(), None),
-                    None => (
-                        connectors::managed_catalog(&connector.id).unwrap_or_default(),
-                        None,
-                    ),
-                };
-                servers.push(Server {
-                    label: connector.server_label.clone(),
-                    connector_id: Some(connector.id.clone()),
-                    deferred: true,
-                    sandbox_mode,
-                    tools: allowed(listed, connector.allowed_tools.as_deref()),
-                    state,
-                    remote,
-                    policy: ApprovalPolicy::from_request(connector.require_approval.as_ref()).ok(),
-                    description: connector
-                        .server_description
-                        .clone()
-                        .or_else(|| {
-                            connectors::namespace_description(&connector.id).map(str::to_owned)
-                        })
-                        .unwrap_or_else(|| {
-                            format!("Tools of the {} connector", connector.server_label)
-                        }),
-                });
+                servers
+                    .push(discover_connector(&client, connector, account, script, sandbox).await);
             }
             _ => {}
         }
     }
     Ok(servers)
+}
+
+/// One connector of the request: a managed catalog, or a custom connector's real server.
+async fn discover_connector(
+    client: &McpClient,
+    connector: &ConnectorTool,
+    account: &Account,
+    script: &AgentScript,
+    sandbox: bool,
+) -> Server {
+    let state = script
+        .connectors
+        .get(&connector.id)
+        .copied()
+        .unwrap_or_else(|| account.agent_api.connector_state(&connector.id));
+    let custom = account
+        .agent_api
+        .custom_connectors
+        .iter()
+        .find(|c| c.id == connector.id);
+    let sandbox_mode = connector.id == "connector_github"
+        && sandbox
+        && connector.allowed_tools.as_ref().is_none_or(Vec::is_empty);
+    let mut failure = script.connector_errors.get(&connector.id).cloned();
+    let (listed, remote) = match custom {
+        Some(custom) => {
+            let remote = RemoteServer {
+                url: custom.url.clone(),
+                authorization: custom.authorization.clone(),
+                headers: Vec::new(),
+            };
+            let listed = if state == ConnectorState::NotConnected || failure.is_some() {
+                Vec::new()
+            } else {
+                // Custom connectors take Streamable HTTP or legacy SSE.
+                let client = client.clone().allowing_legacy_sse();
+                match client.list_tools(&remote).await {
+                    Ok(listed) => listed,
+                    Err(e) => {
+                        failure = Some(e.connector_error().to_owned());
+                        Vec::new()
+                    }
+                }
+            };
+            (listed, Some(remote))
+        }
+        None if state == ConnectorState::NotConnected || failure.is_some() => (Vec::new(), None),
+        None => (
+            connectors::managed_catalog(&connector.id).unwrap_or_default(),
+            None,
+        ),
+    };
+    Server {
+        label: connector.server_label.clone(),
+        connector_id: Some(connector.id.clone()),
+        deferred: true,
+        sandbox_mode,
+        tools: allowed(listed, connector.allowed_tools.as_deref()),
+        state,
+        remote,
+        policy: ApprovalPolicy::from_request(connector.require_approval.as_ref()).ok(),
+        description: connector
+            .server_description
+            .clone()
+            .or_else(|| connectors::namespace_description(&connector.id).map(str::to_owned))
+            .unwrap_or_else(|| format!("Tools of the {} connector", connector.server_label)),
+        failure,
+    }
 }
 
 fn discovery_error(label: &str, detail: &str) -> String {
@@ -208,12 +225,28 @@ impl Server {
             "tools".into(),
             Value::Array(self.tools.iter().map(RemoteTool::list_entry).collect()),
         );
+        if let Some(failure) = &self.failure {
+            item.insert("error".into(), json!(failure));
+        }
         Some(Value::Object(item))
     }
 
-    /// The tool a call uses: the named one if listed, else the first listed.
-    pub(crate) fn choose_tool(&self, name: Option<&str>) -> Option<&RemoteTool> {
+    /// The tool a call uses: the named one if listed, else the one listed after `after` (the
+    /// previous call of a parallel turn, wrapping round), else the first listed.
+    pub(crate) fn choose_tool(
+        &self,
+        name: Option<&str>,
+        after: Option<&str>,
+    ) -> Option<&RemoteTool> {
+        let next = || {
+            let previous = self
+                .tools
+                .iter()
+                .position(|t| Some(t.name.as_str()) == after)?;
+            self.tools.get((previous + 1) % self.tools.len())
+        };
         name.and_then(|n| self.tools.iter().find(|t| t.name == n))
+            .or_else(next)
             .or_else(|| self.tools.first())
     }
 
@@ -277,7 +310,7 @@ impl Server {
         scripted_output: Option<String>,
         scripted_error: Option<String>,
     ) -> (Option<String>, Option<String>) {
-        if let Some(error) = scripted_error {
+        if let Some(error) = scripted_error.or_else(|| self.failure.clone()) {
             return (None, Some(error));
         }
         if self.state == ConnectorState::Lapsed {
@@ -289,9 +322,14 @@ impl Server {
                 // Custom connectors take Streamable HTTP or legacy SSE; `mcp` tools only the former.
                 client = client.allowing_legacy_sse();
             }
+            // A connector answers with the documented values; an `mcp` tool passes the
+            // server's own words on to the model.
+            let connector = self.connector_id.is_some();
             return match client.call_tool(remote, name, arguments).await {
+                Ok(outcome) if outcome.is_error && connector => (None, Some("TOOL_ERROR".into())),
                 Ok(outcome) if outcome.is_error => (None, Some(outcome.output)),
                 Ok(outcome) => (Some(outcome.output), None),
+                Err(e) if connector => (None, Some(e.connector_error().to_owned())),
                 Err(e) => (None, Some(e.to_string())),
             };
         }
@@ -324,32 +362,4 @@ impl Server {
         item.insert("error".into(), json!(error));
         Value::Object(item)
     }
-}
-
-/// Arguments built from a tool's input schema: each required property gets a plausible value
-/// (strings get the user's message), so the model can call the first tool of any server.
-pub(crate) fn example_arguments(schema: &Value, text: &str) -> Value {
-    let mut args = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let required = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for name in required.iter().filter_map(Value::as_str) {
-        let kind = properties
-            .and_then(|p| p.get(name))
-            .and_then(|p| p.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("string");
-        let value = match kind {
-            "integer" | "number" => json!(1),
-            "boolean" => json!(false),
-            "array" => json!([]),
-            "object" => json!({}),
-            _ => json!(text),
-        };
-        args.insert(name.to_owned(), value);
-    }
-    Value::Object(args)
 }

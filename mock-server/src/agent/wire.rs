@@ -177,6 +177,9 @@ pub(crate) enum Tool {
     Function {
         /// Function name.
         name: String,
+        /// The JSON Schema of its arguments.
+        #[serde(default)]
+        parameters: Option<Value>,
     },
     /// A remote MCP server.
     Mcp(McpTool),

@@ -114,6 +114,34 @@ pub(crate) enum McpClientError {
     },
 }
 
+impl McpClientError {
+    /// The in-band `mcp_call.error` value a connector reports for this failure (Agent API,
+    /// Connectors, "Error handling"): `AUTH_REQUIRED` when the server refuses the stored
+    /// credential, `CONNECTOR_UNAVAILABLE` when it cannot be reached (or is down: 502, 503,
+    /// 504), `INVALID_ARGUMENTS` when it rejects the arguments, else `CONNECTOR_INTERNAL_ERROR`
+    /// ("a response that could not be used").
+    pub(crate) fn connector_error(&self) -> &'static str {
+        match self {
+            Self::HttpStatus {
+                status: 401 | 403, ..
+            } => "AUTH_REQUIRED",
+            Self::HttpStatus {
+                status: 502..=504, ..
+            }
+            | Self::Unreachable { .. }
+            | Self::TimedOut { .. }
+            | Self::InvalidUrl { .. }
+            | Self::InvalidHeader { .. } => "CONNECTOR_UNAVAILABLE",
+            Self::Rpc { code: -32602, .. } => "INVALID_ARGUMENTS",
+            Self::HttpStatus { .. }
+            | Self::NotMcp { .. }
+            | Self::Protocol { .. }
+            | Self::Rpc { .. }
+            | Self::UnsupportedVersion { .. } => "CONNECTOR_INTERNAL_ERROR",
+        }
+    }
+}
+
 /// The server an error is about: every [`McpClientError`] names its URL.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ServerUrl<'a>(pub(super) &'a str);

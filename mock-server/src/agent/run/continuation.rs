@@ -1,22 +1,29 @@
-//! Where in its scenario's script a request starts: a new conversation plays turn 0 of the
-//! scenario its first message routes to; `previous_response_id` resumes the turn the previous
-//! response paused (on a function call or approval requests) or plays the next one; an account
-//! with zero data retention continues an approval by sending the history in `input`. Each
-//! pending approval request must get exactly one decision.
+//! Where in its scenario's script a request starts.
+//!
+//! - A new conversation plays turn 0 of the scenario its first user message routes to.
+//! - `previous_response_id` resumes the turn the previous response paused (on a function call or
+//!   approval requests), or, when the request brings a new user message, plays the next turn
+//!   ("you can add the new user message after the `mcp_approval_response` in the same input").
+//! - History in `input` (chat frameworks; Zero Data Retention organizations, which "cannot use
+//!   `previous_response_id`") carries the conversation on the same way: `history.rs` reads where
+//!   it stands.
+//!
+//! Either way each pending approval request must get exactly one decision, else 400.
 
 use serde_json::Value;
 
-use super::setup::{Decided, Setup};
+use super::history;
+use super::setup::{Decided, Previous, Setup};
 use crate::agent::approval;
 use crate::agent::error::ApiError;
 use crate::agent::store::{Pending, Store};
 use crate::agent::validate::Validated;
 use crate::agent::wire::first_user_text;
-use crate::fixtures::{AgentStep, Catalog};
+use crate::fixtures::Catalog;
 use crate::world::Account;
 
 /// Works out which scenario turn this request plays, checking a continuation against the
-/// response it continues (or, for zero-data-retention accounts, against the history in input).
+/// response it continues (or against the history in `input`).
 pub(crate) fn continuation(
     catalog: &Catalog,
     store: &Store,
@@ -24,55 +31,27 @@ pub(crate) fn continuation(
     validated: Validated,
 ) -> Result<Setup, ApiError> {
     let input = validated.request.input.clone();
-    let decisions = approval::decisions_in_input(&input)
+    // A malformed decision is refused before anything else is looked at.
+    approval::decisions_in_input(&input)
         .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
+    // Zero data retention: nothing is kept for a later GET, whatever `store` asked.
+    let stored = validated.request.store != Some(false) && !account.agent_api.zero_data_retention;
+    let items: &[Value] = input.as_array().map(Vec::as_slice).unwrap_or_default();
     let Some(previous_id) = validated.request.previous_response_id.clone() else {
-        let text = first_user_text(&input);
-        let loaded = catalog.agent_route(&text);
-        let scenario = (loaded.name.clone(), loaded.script.clone());
-        // Zero-data-retention continuation: the pending requests come from the history.
-        let history: Vec<Pending> = approval::pending_in_history(&input).into_iter().collect();
-        let (decided, next_step) = if history.is_empty() && decisions.is_empty() {
-            (Vec::new(), 0)
-        } else {
-            let decided = match_all(&history, &input)?;
-            let calls_done = input
-                .as_array()
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter(|i| {
-                            matches!(
-                                i.get("type").and_then(Value::as_str),
-                                Some("mcp_approval_request")
-                            )
-                        })
-                        .count()
-                })
-                .unwrap_or(0);
-            let next = scenario
-                .1
-                .turns
-                .first()
-                .and_then(|turn| {
-                    turn.steps
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| matches!(s, AgentStep::McpCall { .. }))
-                        .nth(calls_done.saturating_sub(1))
-                        .map(|(i, _)| i + 1)
-                })
-                .unwrap_or(0);
-            (decided, next)
-        };
+        let loaded = catalog.agent_route(&first_user_text(&input));
+        let pending = approval::pending_in_history(&input);
+        let decisions = match_all(&pending, &input)?;
+        let at = history::position(&loaded.script.turns, &input);
+        let previous = previous_result(items, &[]);
         return Ok(Setup {
-            validated,
             account: account.clone(),
-            scenario,
-            turn: 0,
-            next_step,
-            decisions: decided,
-            previous_output: String::new(),
+            scenario: (loaded.name.clone(), loaded.script.clone()),
+            turn: at.turn,
+            next_step: at.next_step,
+            decisions,
+            previous,
+            stored,
+            validated,
         });
     };
     if account.agent_api.zero_data_retention {
@@ -83,27 +62,14 @@ pub(crate) fn continuation(
         )
         .param("previous_response_id"));
     }
-    let previous = store
-        .get(&account.id, &previous_id)
-        .ok_or_else(|| {
-            ApiError::invalid_request(format!(
-                "invalid request: previous_response_id \"{previous_id}\" is not a response of this account"
-            ))
-            .param("previous_response_id")
-        })?;
-    let (status, pause, turn, last_output) = {
+    let previous = store.get(&account.id, &previous_id).ok_or_else(|| {
+        ApiError::invalid_request(format!(
+            "invalid request: previous_response_id \"{previous_id}\" is not a response of this account"
+        ))
+        .param("previous_response_id")
+    })?;
+    let (status, pause, turn, output) = {
         let state = previous.state();
-        let last_output = state
-            .response
-            .get("output")
-            .and_then(Value::as_array)
-            .and_then(|o| {
-                o.iter()
-                    .rev()
-                    .find_map(|i| i.get("output").and_then(Value::as_str))
-            })
-            .unwrap_or_default()
-            .to_owned();
         (
             state
                 .response
@@ -113,7 +79,12 @@ pub(crate) fn continuation(
                 .to_owned(),
             state.pause.clone(),
             state.turn,
-            last_output,
+            state
+                .response
+                .get("output")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
         )
     };
     if status != "completed" {
@@ -125,26 +96,46 @@ pub(crate) fn continuation(
     let loaded = catalog
         .agent_get(&previous.scenario)
         .unwrap_or_else(|| catalog.agent_route(""));
-    let scenario = (loaded.name.clone(), loaded.script.clone());
-    let (turn, next_step, decided) = match pause {
+    // A new user message moves the conversation on to the next turn.
+    let new_message = input.is_string() || items.iter().any(history::is_user_message);
+    let (turn, next_step, decisions) = match pause {
         Some(pause) => {
-            let decided = match_all(&pause.approvals, &input)?;
-            (pause.turn, pause.next_step, decided)
+            let decisions = match_all(&pause.approvals, &input)?;
+            if new_message {
+                (pause.turn + 1, 0, decisions)
+            } else {
+                (pause.turn, pause.next_step, decisions)
+            }
         }
-        None => {
-            let decided = match_all(&[], &input)?;
-            (turn + 1, 0, decided)
-        }
+        None => (turn + 1, 0, match_all(&[], &input)?),
     };
+    let mut result = previous_result(items, &output);
+    if result.output.is_empty()
+        && let Some((tool, text)) = history::last_result(&output, &[])
+    {
+        result.tool = tool;
+        result.output = text;
+    }
     Ok(Setup {
-        validated,
         account: account.clone(),
-        scenario,
+        scenario: (loaded.name.clone(), loaded.script.clone()),
         turn,
         next_step,
-        decisions: decided,
-        previous_output: last_output,
+        decisions,
+        previous: result,
+        stored,
+        validated,
     })
+}
+
+/// The tool result the request's own items leave the model with.
+fn previous_result(items: &[Value], earlier: &[Value]) -> Previous {
+    let (tool, output) = history::last_result(items, earlier).unwrap_or_default();
+    Previous {
+        output,
+        tool,
+        fresh: history::brings_function_output(items),
+    }
 }
 
 /// One decision per pending request, else 400 `invalid_request` naming the item.

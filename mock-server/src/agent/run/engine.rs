@@ -3,10 +3,10 @@
 //! shows and to the event log a stream (or a resumed stream) replays.
 //!
 //! The engine discovers the request's servers, carries out the approval decisions the request
-//! brought, then walks its turn's steps (`steps.rs` says what each one does): each waits its
-//! duration on the virtual clock (a cancel interrupts the wait), then adds its output items. A
-//! function call or an approval request pauses the turn; a continuation resumes it at the next
-//! step.
+//! brought (`decide.rs`), then walks its turn's steps (`steps.rs` says what each one does):
+//! each waits its duration on the virtual clock (a cancel interrupts the wait), then adds its
+//! output items (`items.rs`). A function call, or the approval requests of one model turn,
+//! pause the turn; a continuation resumes it. `finish.rs` writes the terminal status.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -14,18 +14,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::response::{initial_response, shown_model};
+use super::honesty::Failure;
+use super::response::initial_response;
 use super::setup::Setup;
-use super::usage::{self, Consumed};
 use crate::agent::error::ApiError;
-use crate::agent::store::{Pause, Run, Store};
-use crate::agent::tools;
+use crate::agent::store::{Pause, Pending, Run, Store};
+use crate::agent::tools::{self, Server};
 use crate::agent::wire::{Tool, new_id};
 use crate::clock::Clock;
-use crate::fixtures::{AgentScript, AgentStep, EndStatus};
-
-/// How long a cancelled run takes to stop after the cancel was acknowledged.
-const CANCEL_LATENCY: Duration = Duration::from_secs(1);
+use crate::fixtures::{AgentScript, AgentStep, AgentTurn, EndStatus};
 
 /// Creates the run, remembers it, and starts it on the clock.
 pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
@@ -34,32 +31,33 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
     let created = clock.now();
     let background = request.background == Some(true);
     let status = if background { "queued" } else { "in_progress" };
-    let response = initial_response(&id, &setup.validated, created.timestamp(), status);
+    let response = initial_response(
+        &id,
+        &setup.validated,
+        created.timestamp(),
+        status,
+        setup.stored,
+    );
     let run = Arc::new(Run::new(
         id,
         setup.account.id.clone(),
-        request.store != Some(false),
+        setup.stored,
         setup.scenario.0.clone(),
         response,
     ));
     run.state().turn = setup.turn;
     store.insert(run.clone());
+    if let Some(after) = setup.scenario.1.forget_after {
+        // The provider forgets the run: from then on it answers as an id never issued.
+        let (clock, forgotten) = (clock.clone(), run.clone());
+        let at = created + crate::clock::to_chrono(after);
+        tokio::spawn(async move {
+            clock.sleep_until(at).await;
+            forgotten.forget();
+        });
+    }
     run.emit("response.created", json!({"response": run.snapshot()}));
-    // A function's result sent back in a continuation is what the model goes on with.
-    let last_output = function_output(&setup.validated.request.input)
-        .unwrap_or_else(|| setup.previous_output.clone());
-    let engine = Engine {
-        at: created,
-        clock: clock.clone(),
-        run: run.clone(),
-        setup,
-        last_output,
-        searched: HashSet::new(),
-        billing: BTreeMap::new(),
-        tool_chars: 0,
-        steps_taken: 0,
-        denied: None,
-    };
+    let engine = Engine::new(clock, run.clone(), setup, created);
     tokio::spawn(engine.drive());
     run
 }
@@ -77,16 +75,34 @@ pub(super) struct Engine {
     pub(super) setup: Setup,
     /// The latest tool output, for `{tool_output}` in messages.
     pub(super) last_output: String,
+    /// The tool that wrote it, for `{tool_name}`.
+    pub(super) last_tool: String,
+    /// The model has a tool's result to answer from in this request (a function's output sent
+    /// back, or an MCP call that ran): a message's `tool_output_text` applies.
+    pub(super) fresh_output: bool,
     /// Deferred servers already searched this turn (a call then needs no new search).
     pub(super) searched: HashSet<String>,
     /// Billable tool invocations (`search_web`, `fetch_url`, `sandbox`).
     pub(super) billing: BTreeMap<&'static str, u64>,
     /// Characters of tool output the model read (they count as input tokens).
     pub(super) tool_chars: usize,
-    /// Tool steps taken, against `max_steps`.
+    /// Tool steps taken, against `max_steps` and `max_tool_calls`.
     steps_taken: i64,
+    /// The request's `max_steps` (unbounded when not sent).
+    max_steps: i64,
+    /// The request's `max_tool_calls` (0 with `tool_choice: "none"`).
+    max_tool_calls: Option<i64>,
     /// The reason of a denied approval this request carried, if any.
     pub(super) denied: Option<String>,
+    /// The step whose message the output cap cuts (the last message of a turn that ends
+    /// `incomplete`): its item says `status: incomplete`.
+    pub(super) cut_message: Option<usize>,
+    /// Approval requests of the model turn being played, sent together when it ends.
+    pub(super) proposed: Vec<Pending>,
+    /// The server and tool of the last call proposed, for a parallel call naming no tool.
+    pub(super) last_called: Option<(String, String)>,
+    /// What the run could not use, for an answer that does not pretend.
+    pub(super) failures: Vec<Failure>,
 }
 
 /// How a step (or the whole turn) left the run.
@@ -97,24 +113,72 @@ pub(super) enum Flow {
     Paused(Pause),
     /// A cancel arrived.
     Cancelled,
-    /// The run fails with this `error` object.
+    /// The run fails with this `error` object after the model ran.
     Failed(Value),
+    /// The run fails with this `error` object before any model ran (a discovery failure, a
+    /// continuation refused at run start): no usage, no cost.
+    Refused(Value),
 }
 
 impl Engine {
+    fn new(
+        clock: &Clock,
+        run: Arc<Run>,
+        setup: Setup,
+        created: chrono::DateTime<chrono::Utc>,
+    ) -> Self {
+        let request = &setup.validated.request;
+        // `tool_choice: "none"` keeps the model off its tools, like `max_tool_calls: 0`.
+        let tools_off = setup.validated.raw.get("tool_choice") == Some(&json!("none"));
+        let max_tool_calls = if tools_off {
+            Some(0)
+        } else {
+            request.max_tool_calls
+        };
+        Self {
+            at: created,
+            clock: clock.clone(),
+            run,
+            last_output: setup.previous.output.clone(),
+            last_tool: setup.previous.tool.clone(),
+            fresh_output: setup.previous.fresh,
+            max_steps: request.max_steps.unwrap_or(i64::MAX),
+            max_tool_calls,
+            setup,
+            searched: HashSet::new(),
+            billing: BTreeMap::new(),
+            tool_chars: 0,
+            steps_taken: 0,
+            denied: None,
+            cut_message: None,
+            proposed: Vec::new(),
+            last_called: None,
+            failures: Vec::new(),
+        }
+    }
+
     async fn drive(mut self) {
         let flow = self.play().await;
         match flow {
             Flow::Cancelled => self.end_cancelled().await,
-            Flow::Failed(error) => self.end_failed(error),
+            Flow::Failed(error) => self.end_failed(error, true),
+            Flow::Refused(error) => self.end_failed(error, false),
             Flow::Next => self.end_turn(None),
             Flow::Paused(pause) => self.end_turn(Some(pause)),
         }
         self.run.finish();
     }
 
-    fn script(&self) -> Arc<AgentScript> {
+    pub(super) fn script(&self) -> Arc<AgentScript> {
         self.setup.scenario.1.clone()
+    }
+
+    /// The turn this request plays (the last one repeats).
+    pub(super) fn turn(&self) -> Option<AgentTurn> {
+        let turns = &self.setup.scenario.1.turns;
+        turns
+            .get(self.setup.turn.min(turns.len().saturating_sub(1)))
+            .cloned()
     }
 
     async fn play(&mut self) -> Flow {
@@ -136,7 +200,7 @@ impl Engine {
                         "external_connector_error",
                         failure.clone(),
                     ));
-                    return Flow::Failed(json!({
+                    return Flow::Refused(json!({
                         "code": "discovery_failed",
                         "message": failure,
                         "type": "external_connector_error",
@@ -148,83 +212,53 @@ impl Engine {
                 self.add_item(item);
             }
         }
-        for decided in std::mem::take(&mut self.setup.decisions) {
-            if !decided.approve {
-                // The model answers without the tool, and knows why if a reason was given.
-                self.last_output = match &decided.reason {
-                    Some(reason) => format!("the call was denied: {reason}"),
-                    None => "the call was denied".into(),
-                };
-                self.denied = Some(
-                    decided
-                        .reason
-                        .clone()
-                        .unwrap_or_else(|| "no reason given".into()),
-                );
-                continue;
-            }
-            let Some(server) = servers
-                .iter()
-                .find(|s| s.label == decided.pending.server_label)
-            else {
-                // Checked when the run starts, so it arrives the way the request's mode says.
-                let message = format!(
-                    "the approved call needs the MCP server \"{}\", which this request's tools do \
-                     not include: send the same tools again with the approval response",
-                    decided.pending.server_label
-                );
-                self.run.state().sync_error = Some(ApiError::invalid_request(message.clone()));
-                return Flow::Failed(json!({
-                    "code": "invalid_request",
-                    "message": message,
-                    "type": "invalid_request",
-                }));
-            };
-            let arguments: Value =
-                serde_json::from_str(&decided.pending.arguments).unwrap_or_else(|_| json!({}));
-            let (output, error) = server
-                .call(&decided.pending.name, &arguments, None, None)
-                .await;
-            self.record_output(output.as_deref());
-            let mut item = server.call_item(&decided.pending.name, &arguments, output, error);
-            if let Some(map) = item.as_object_mut() {
-                map.insert("approval_request_id".into(), json!(decided.pending.id));
-            }
-            self.add_item(item);
+        if let Flow::Refused(error) = self.carry_out_decisions(&servers).await {
+            return Flow::Refused(error);
         }
-        let turns = &script.turns;
-        let Some(turn) = turns.get(self.setup.turn.min(turns.len().saturating_sub(1))) else {
+        let Some(turn) = self.turn() else {
             return Flow::Next;
         };
-        let max_steps = self.setup.validated.request.max_steps.unwrap_or(i64::MAX);
-        // `tool_choice: "none"` keeps the model off its tools, like `max_tool_calls: 0`.
-        let tools_off = self.setup.validated.raw.get("tool_choice") == Some(&json!("none"));
-        let max_tool_calls = if tools_off {
-            Some(0)
-        } else {
-            self.setup.validated.request.max_tool_calls
-        };
+        if turn.end.status == EndStatus::Incomplete {
+            self.cut_message = turn
+                .steps
+                .iter()
+                .rposition(|s| matches!(s, AgentStep::Message { .. }));
+        }
         for (index, step) in turn.steps.iter().enumerate().skip(self.setup.next_step) {
-            if self.wait(step.duration()).await {
+            // A status step shows its status for its duration rather than after it.
+            let waits_first = !matches!(step, AgentStep::Status { .. });
+            if waits_first && self.wait(step.duration()).await {
                 return Flow::Cancelled;
             }
             let is_tool = !matches!(
                 step,
-                AgentStep::Message { .. } | AgentStep::Reasoning { .. }
+                AgentStep::Message { .. } | AgentStep::Reasoning { .. } | AgentStep::Status { .. }
             );
-            if is_tool {
-                // Out of steps or tool calls (`max_tool_calls: 0` turns tools off): the model
-                // answers with what it has.
-                if self.steps_taken >= max_steps
-                    || max_tool_calls.is_some_and(|cap| self.steps_taken >= cap)
-                {
-                    continue;
+            // Out of steps or tool calls (`max_tool_calls: 0` turns tools off): the model
+            // answers with what it has, and says what it could not get.
+            if is_tool && !self.take_step() {
+                if let Some(what) = missed(step, &servers) {
+                    let cap = self.cap();
+                    self.failures.push(Failure::OutOfSteps { what, cap });
                 }
-                self.steps_taken += 1;
+                continue;
             }
             match self.step(step, &servers, index).await {
                 Flow::Next => {}
                 other => return other,
+            }
+            // The approval requests of one model turn go out together, when its last
+            // parallel call has been proposed.
+            let next_is_parallel = matches!(
+                turn.steps.get(index + 1),
+                Some(AgentStep::McpCall { parallel: true, .. })
+            );
+            if !self.proposed.is_empty() && !next_is_parallel {
+                return Flow::Paused(Pause {
+                    turn: self.setup.turn,
+                    next_step: index + 1,
+                    approvals: std::mem::take(&mut self.proposed),
+                });
             }
         }
         if turn.end.status == EndStatus::Failed {
@@ -238,8 +272,33 @@ impl Engine {
         Flow::Next
     }
 
+    /// Spends one tool step; false when `max_steps` or `max_tool_calls` is used up.
+    pub(super) fn take_step(&mut self) -> bool {
+        if self.steps_taken >= self.max_steps
+            || self
+                .max_tool_calls
+                .is_some_and(|cap| self.steps_taken >= cap)
+        {
+            return false;
+        }
+        self.steps_taken += 1;
+        true
+    }
+
+    /// The limit that stops the next tool step, as the answer names it.
+    pub(super) fn cap(&self) -> String {
+        if self.setup.validated.raw.get("tool_choice") == Some(&json!("none")) {
+            "tool_choice none".to_owned()
+        } else {
+            match self.max_tool_calls {
+                Some(calls) if calls <= self.steps_taken => format!("max_tool_calls {calls}"),
+                _ => format!("max_steps {}", self.max_steps),
+            }
+        }
+    }
+
     /// Waits on the virtual clock; true if a cancel arrived instead.
-    async fn wait(&mut self, by: Duration) -> bool {
+    pub(super) async fn wait(&mut self, by: Duration) -> bool {
         let mut cancel = self.run.cancelled();
         if *cancel.borrow() {
             return true;
@@ -270,153 +329,40 @@ impl Engine {
                 .is_some_and(|s| !s.is_empty())
     }
 
-    pub(super) fn record_output(&mut self, output: Option<&str>) {
+    /// Remembers a tool's output for `{tool_output}` (and counts it as read).
+    pub(super) fn record_output(&mut self, tool: &str, output: Option<&str>) {
         if let Some(output) = output {
             self.last_output = output.to_owned();
+            self.last_tool = tool.to_owned();
             self.tool_chars += output.len();
         }
     }
 
-    /// Adds an item: `output_item.added`, then `output_item.done`.
-    pub(super) fn add_item(&self, item: Value) {
-        let index = self.push_output(item.clone());
-        self.run.emit(
-            "response.output_item.added",
-            json!({"item": item, "output_index": index}),
-        );
-        self.run.emit(
-            "response.output_item.done",
-            json!({"item": item, "output_index": index}),
-        );
-    }
-
-    pub(super) fn push_output(&self, item: Value) -> usize {
-        let mut state = self.run.state();
-        let output = state
-            .response
-            .get_mut("output")
-            .and_then(Value::as_array_mut);
-        match output {
-            Some(output) => {
-                output.push(item);
-                output.len() - 1
-            }
-            None => 0,
-        }
-    }
-
-    fn set_status(&self, status: &str) {
+    pub(super) fn set_status(&self, status: &str) {
         self.run.state().response["status"] = json!(status);
-    }
-
-    fn end_turn(&mut self, pause: Option<Pause>) {
-        let script = self.script();
-        let turns = &script.turns;
-        let end = turns
-            .get(self.setup.turn.min(turns.len().saturating_sub(1)))
-            .map(|t| t.end.status)
-            .unwrap_or_default();
-        let incomplete = pause.is_none() && end == EndStatus::Incomplete;
-        let usage = self.usage();
-        let model = shown_model(&self.setup.validated, true, script.served_model.as_deref());
-        let now = self.clock.now().timestamp();
-        {
-            let mut state = self.run.state();
-            state.pause = pause;
-            let response = &mut state.response;
-            response["model"] = json!(model);
-            response["usage"] = usage;
-            if incomplete {
-                response["status"] = json!("incomplete");
-                response["incomplete_details"] = json!({"reason": "max_output_tokens"});
-            } else {
-                response["status"] = json!("completed");
-                response["completed_at"] = json!(now);
-            }
-        }
-        let kind = if incomplete {
-            "response.incomplete"
-        } else {
-            "response.completed"
-        };
-        self.run
-            .emit(kind, json!({"response": self.run.snapshot()}));
-    }
-
-    fn end_failed(&mut self, error: Value) {
-        let usage = self.usage();
-        {
-            let mut state = self.run.state();
-            let response = &mut state.response;
-            response["status"] = json!("failed");
-            response["error"] = error.clone();
-            // `completed_at` marks completion only: the recorded incomplete and cancelled
-            // responses keep it null, and so does a failed one.
-            response["usage"] = usage;
-        }
-        self.run.emit(
-            "response.failed",
-            json!({"error": error, "response": self.run.snapshot()}),
-        );
-    }
-
-    async fn end_cancelled(&mut self) {
-        self.clock.sleep(CANCEL_LATENCY).await;
-        {
-            let mut state = self.run.state();
-            let response = &mut state.response;
-            response["status"] = json!("cancelled");
-            response["error"] =
-                json!({"code": "cancelled", "message": "cancelled", "type": "cancelled"});
-            response["incomplete_details"] = json!({"reason": "cancelled"});
-            response["usage"] = Value::Null;
-        }
-        self.run.emit(
-            "response.cancelled",
-            json!({"response": self.run.snapshot()}),
-        );
-    }
-
-    /// The run's `usage`, from what it read and wrote so far.
-    fn usage(&self) -> Value {
-        let served = shown_model(
-            &self.setup.validated,
-            true,
-            self.script().served_model.as_deref(),
-        );
-        let state = self.run.state();
-        let output = state
-            .response
-            .get("output")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        usage::usage(&Consumed {
-            validated: &self.setup.validated,
-            served_model: &served,
-            tool_chars: self.tool_chars,
-            output,
-            billing: &self.billing,
-        })
     }
 }
 
-/// The output of the last `function_call_output` item in `input`.
-fn function_output(input: &Value) -> Option<String> {
-    input.as_array()?.iter().rev().find_map(|item| {
-        if item.get("type").and_then(Value::as_str) != Some("function_call_output") {
-            return None;
+/// What a tool step cut by the step budget would have fetched for the answer: a connector or
+/// MCP server's data, or the sandbox's work (`None` for searches, whose loss leaves an answer
+/// from fewer sources, and for steps whose tool the request does not offer).
+fn missed(step: &AgentStep, servers: &[Server]) -> Option<String> {
+    match step {
+        AgentStep::McpCall { server, tool, .. } => {
+            let target = tools::pick_server(servers, server.as_deref())?;
+            let tool = tool
+                .clone()
+                .or_else(|| target.tools.first().map(|t| t.name.clone()))
+                .unwrap_or_else(|| "its tools".to_owned());
+            Some(format!("call {tool} on {}", target.label))
         }
-        match item.get("output")? {
-            Value::String(text) => Some(text.clone()),
-            Value::Array(parts) => Some(
-                parts
-                    .iter()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-            _ => None,
+        AgentStep::ToolSearch { server, .. } => {
+            let target = tools::pick_deferred(servers, server.as_deref())?;
+            Some(format!(
+                "search the {} catalog for the tools I needed",
+                target.label
+            ))
         }
-    })
+        _ => None,
+    }
 }

@@ -8,7 +8,15 @@ use crate::agent::validate::Validated;
 use crate::agent::{models, structured};
 
 /// The response object as it first appears (fields as recorded from the live API).
-pub(super) fn initial_response(id: &str, v: &Validated, created_at: i64, status: &str) -> Value {
+/// `stored` is what `store` reports: false when the request said so or the account keeps no
+/// data (zero data retention).
+pub(super) fn initial_response(
+    id: &str,
+    v: &Validated,
+    created_at: i64,
+    status: &str,
+    stored: bool,
+) -> Value {
     let r = &v.request;
     let tools: Vec<Value> = v
         .raw
@@ -52,7 +60,7 @@ pub(super) fn initial_response(id: &str, v: &Validated, created_at: i64, status:
         "safety_identifier": null,
         "service_tier": r.service_tier.clone().unwrap_or_else(|| "default".into()),
         "status": status,
-        "store": r.store.unwrap_or(true),
+        "store": stored,
         "temperature": r.temperature.map_or(json!(1), |t| json!(t)),
         "text": r
             .response_format

@@ -1,5 +1,5 @@
 //! What a run starts from: the validated request, who sent it, the scenario's script, where in
-//! the script it starts, and the approval decisions it carries.
+//! the script it starts, the approval decisions it carries and the tool result it goes on with.
 
 use std::sync::Arc;
 
@@ -19,6 +19,19 @@ pub(crate) struct Decided {
     pub(crate) reason: Option<String>,
 }
 
+/// The tool result the conversation left the model with, for `{tool_output}` and
+/// `{tool_name}`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Previous {
+    /// The output.
+    pub(crate) output: String,
+    /// The tool (or function) that wrote it.
+    pub(crate) tool: String,
+    /// This request brought it (a `function_call_output` in `input`): the model answers from
+    /// it now.
+    pub(crate) fresh: bool,
+}
+
 /// Everything a run needs to start.
 pub(crate) struct Setup {
     /// The validated request.
@@ -33,6 +46,8 @@ pub(crate) struct Setup {
     pub(crate) next_step: usize,
     /// Approval decisions to carry out first.
     pub(crate) decisions: Vec<Decided>,
-    /// The previous response's last tool output (for `{tool_output}`).
-    pub(crate) previous_output: String,
+    /// The tool result the model goes on with.
+    pub(crate) previous: Previous,
+    /// `GET` may show the run later (`store` was not false, and the account retains data).
+    pub(crate) stored: bool,
 }

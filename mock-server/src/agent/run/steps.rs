@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 
 use super::engine::{Engine, Flow};
-use crate::agent::store::{Pause, Pending, RunFile};
+use super::honesty::{Failure, honest_answer};
+use super::sandbox::Command;
+use crate::agent::store::RunFile;
 use crate::agent::structured;
 use crate::agent::tools::{self, Server};
 use crate::agent::wire::{Tool, call_token, new_id, user_text};
@@ -81,108 +83,31 @@ impl Engine {
                 self.searched.insert(target.label.clone());
                 self.add_item(target.search_item(queries, None));
             }
-            AgentStep::McpCall {
-                server,
-                tool,
-                arguments,
-                output,
-                error,
-                ..
-            } => {
-                let Some(target) = tools::pick_server(servers, server.as_deref()) else {
-                    return Flow::Next;
-                };
-                if target.sandbox_mode {
-                    // GitHub with the sandbox and no allowed_tools runs through git/gh.
-                    let name = tool.clone().unwrap_or_else(|| "gh".into());
-                    let code = format!("gh api {name}");
-                    let stdout = output.clone().unwrap_or_default();
-                    self.sandbox(&code, "bash", &stdout, "", 0);
-                    return Flow::Next;
-                }
-                let Some(listed) = target.choose_tool(tool.as_deref()) else {
-                    // Nothing listed (not connected, or filtered out): nothing to call.
-                    return Flow::Next;
-                };
-                let name = listed.name.clone();
-                // Scripted arguments belong to the scripted tool; when the server does not list
-                // it and the model falls back to another tool, it builds arguments for that one.
-                let scripted = arguments
-                    .clone()
-                    .filter(|_| tool.as_deref().is_none_or(|t| t == name));
-                let arguments = scripted.unwrap_or_else(|| {
-                    tools::example_arguments(
-                        &listed.input_schema,
-                        &user_text(&self.setup.validated.request.input),
-                    )
-                });
-                if target.deferred && !self.searched.contains(&target.label) {
-                    self.searched.insert(target.label.clone());
-                    let words: Vec<String> = name.split('_').map(str::to_owned).collect();
-                    self.add_item(target.search_item(&words, Some(&name)));
-                }
-                if target.requires_approval(listed) {
-                    let pending = Pending {
-                        id: new_id("mcpr"),
-                        server_label: target.label.clone(),
-                        name: name.clone(),
-                        arguments: arguments.to_string(),
-                        connector_id: target.connector_id.clone(),
-                    };
-                    self.add_item(target.approval_item(&pending));
-                    return Flow::Paused(Pause {
-                        turn: self.setup.turn,
-                        next_step: index + 1,
-                        approvals: vec![pending],
-                    });
-                }
-                let (out, err) = target
-                    .call(&name, &arguments, output.clone(), error.clone())
-                    .await;
-                self.record_output(out.as_deref());
-                self.add_item(target.call_item(&name, &arguments, out, err));
-            }
+            AgentStep::McpCall { .. } => return self.mcp_call(step, servers).await,
             AgentStep::FunctionCall {
                 name, arguments, ..
-            } => {
-                let function = self.setup.validated.tools.iter().find_map(|t| match t {
-                    Tool::Function { name: n, .. }
-                        if name.as_ref().is_none_or(|want| want == n) =>
-                    {
-                        Some(n.clone())
-                    }
-                    _ => None,
-                });
-                let Some(function) = function else {
-                    return Flow::Next;
-                };
-                let item = json!({
-                    "type": "function_call",
-                    "id": new_id("fc"),
-                    "call_id": format!("call_{}", call_token()),
-                    "name": function,
-                    "arguments": arguments.clone().unwrap_or_else(|| json!({})).to_string(),
-                    "status": "completed",
-                });
-                self.add_item(item);
-                return Flow::Paused(Pause {
-                    turn: self.setup.turn,
-                    next_step: index + 1,
-                    approvals: Vec::new(),
-                });
-            }
+            } => return self.function_call(name.as_deref(), arguments.as_ref(), index),
             AgentStep::Sandbox {
                 code,
                 language,
                 stdout,
                 stderr,
                 exit_code,
+                github,
                 ..
             } => {
                 if !self.sandbox_enabled() {
                     return Flow::Next;
                 }
-                self.sandbox(code, language, stdout, stderr, *exit_code);
+                let command = Command {
+                    code,
+                    language,
+                    stdout,
+                    stderr,
+                    exit_code: *exit_code,
+                    github: *github,
+                };
+                self.sandbox(&command, servers);
             }
             AgentStep::ShareFile {
                 filename, content, ..
@@ -207,16 +132,62 @@ impl Engine {
                 self.run.state().files.push(file);
                 self.add_item(item);
             }
-            AgentStep::Message {
-                text, denied_text, ..
+            AgentStep::Status {
+                status,
+                error,
+                duration,
             } => {
-                let text = match (&self.denied, denied_text) {
-                    (Some(reason), Some(denied)) => denied.replace("{reason}", reason),
-                    _ => text.clone(),
+                {
+                    let mut state = self.run.state();
+                    state.response["status"] = json!(status);
+                    if let Some(error) = error {
+                        let mut shown = json!({"message": error.message, "type": error.kind});
+                        if let Some(code) = &error.code {
+                            shown["code"] = json!(code);
+                        }
+                        state.response["error"] = shown;
+                    }
+                }
+                let cancelled = self.wait(*duration).await;
+                {
+                    let mut state = self.run.state();
+                    state.response["status"] = json!("in_progress");
+                    state.response["error"] = Value::Null;
+                }
+                if cancelled {
+                    return Flow::Cancelled;
+                }
+            }
+            AgentStep::Message {
+                text,
+                denied_text,
+                tool_output_text,
+                failed_text,
+                ..
+            } => {
+                let text = if self.failures.is_empty() {
+                    match (&self.denied, denied_text, tool_output_text) {
+                        (Some(reason), Some(denied), _) => denied.replace("{reason}", reason),
+                        (None, _, Some(answer)) if self.fresh_output => answer.clone(),
+                        _ => text.clone(),
+                    }
+                } else {
+                    // The run could not get its data: the answer says so, never the data.
+                    let failure = self
+                        .failures
+                        .iter()
+                        .map(Failure::describe)
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    match failed_text {
+                        Some(failed) => failed.replace("{failure}", &failure),
+                        None => honest_answer(&self.failures),
+                    }
                 };
                 let text = text
                     .replace("{input}", &user_text(&self.setup.validated.request.input))
-                    .replace("{tool_output}", &self.last_output);
+                    .replace("{tool_output}", &self.last_output)
+                    .replace("{tool_name}", &self.last_tool);
                 // With a response_format the model answers with a document fitting the schema.
                 let schema = self
                     .setup
@@ -226,72 +197,11 @@ impl Engine {
                     .as_ref()
                     .and_then(|f| f.pointer("/json_schema/schema"));
                 let text = schema.map_or(text.clone(), |s| structured::answer(s, &text));
-                self.message(&text);
+                let cut = self.cut_message == Some(index);
+                self.message(&text, cut);
             }
         }
         Flow::Next
-    }
-
-    fn sandbox(&mut self, code: &str, language: &str, stdout: &str, stderr: &str, exit_code: i64) {
-        *self.billing.entry("sandbox").or_default() += 1;
-        self.record_output(Some(stdout));
-        self.add_item(json!({
-            "type": "sandbox_results",
-            "call_id": format!("call_{}", call_token()),
-            "code": code,
-            "language": if language == "bash" { "bash" } else { "python" },
-            "status": if exit_code == 0 { "completed" } else { "failed" },
-            "results": [{
-                "stdout": stdout,
-                "stderr": stderr,
-                "exit_code": exit_code,
-                "duration_ms": 1200,
-                "status": if exit_code == 0 { "completed" } else { "failed" },
-            }],
-        }));
-    }
-
-    /// A message item streamed word by word.
-    fn message(&mut self, text: &str) {
-        let id = new_id("msg");
-        let mut item = json!({
-            "type": "message",
-            "id": id,
-            "role": "assistant",
-            "status": "in_progress",
-            "content": [],
-        });
-        let index = self.push_output(item.clone());
-        self.run.emit(
-            "response.output_item.added",
-            json!({"item": item, "output_index": index}),
-        );
-        for delta in chunks(text) {
-            self.run.emit(
-                "response.output_text.delta",
-                json!({"item_id": id, "output_index": index, "content_index": 0, "delta": delta}),
-            );
-        }
-        self.run.emit(
-            "response.output_text.done",
-            json!({"item_id": id, "output_index": index, "content_index": 0, "text": text}),
-        );
-        item["status"] = json!("completed");
-        item["content"] = json!([{"type": "output_text", "text": text, "annotations": []}]);
-        if let Some(slot) = self
-            .run
-            .state()
-            .response
-            .get_mut("output")
-            .and_then(Value::as_array_mut)
-            .and_then(|o| o.get_mut(index))
-        {
-            *slot = item.clone();
-        }
-        self.run.emit(
-            "response.output_item.done",
-            json!({"item": item, "output_index": index}),
-        );
     }
 }
 
@@ -315,32 +225,4 @@ fn search_results(results: &[ResultSpec]) -> Value {
             })
             .collect(),
     )
-}
-
-/// Splits text into word-sized deltas that concatenate back to it.
-fn chunks(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    for c in text.chars() {
-        current.push(c);
-        if c == ' ' {
-            out.push(std::mem::take(&mut current));
-        }
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::chunks;
-
-    #[test]
-    fn deltas_concatenate_back_to_the_text() {
-        let text = "Hello  world, again ";
-        assert_eq!(chunks(text).concat(), text);
-        assert_eq!(chunks("Hello world"), ["Hello ", "world"]);
-    }
 }
