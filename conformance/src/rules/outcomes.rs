@@ -143,7 +143,8 @@ fn progress_shown(t: &Transcript) -> Outcome {
             };
             sent += 1;
             let shown = shows(t)
-                .any(|u| u.at > e.seq && show_kind(u) == "status" && show_text(u) == message);
+                // Shown while the call streams (a live display) or after it returned.
+                .any(|u| u.at >= e.seq && show_kind(u) == "status" && show_text(u) == message);
             if !shown {
                 return Outcome::Violated {
                     message: format!(
