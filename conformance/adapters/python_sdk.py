@@ -73,7 +73,10 @@ async def main():
                           extensions=[Tasks(answer, user, lambda tool, **a: call(tool, **a))] if TASKS else None,
                           client_info=Implementation(name="python-sdk-adapter", version="1")) as mcp:
             async def call(tool, **args):
-                result = await mcp.call_tool(tool, args, progress_callback=lambda *_: anyio.lowlevel.checkpoint())
+                async def progress(_progress, _total=None, message=None):  # statuses, shown as they arrive
+                    if message:
+                        await user("show", {"kind": "status", "text": message})
+                result = await mcp.call_tool(tool, args, progress_callback=progress)
                 return json.loads(result.content[0].text)
             async def poll(thread):
                 while True:
@@ -121,7 +124,13 @@ async def main():
                 while True:
                     links |= {f["filename"]: f["url"] for f in r.get("files") or []}
                     thread, ev, st, it = r.get("thread_id") or thread, r.get("event"), r.get("task_status"), r.get("interactive") or {}
-                    if ev == "insufficient_credits":
+                    if ev in ("error", "access_denied"):  # a failed run or a refusal: shown as such, not retried
+                        await user("show", {"kind": "error", "text": r.get("text")})
+                        break
+                    elif ev == "insufficient_credits":
+                        await user("show", {"kind": "error", "text": r.get("text")})  # names quota_reset_date
+                        if not it.get("billing_url"):  # topping up would not help
+                            break
                         await ask(kind="url", url=it["billing_url"], message="Add credits")
                         r = await call("call_perplexity_computer", message=message if "thread_id" not in r else "Please continue.", **({"thread_id": thread} if thread else {}))
                     elif ev == "timeout":
@@ -142,6 +151,12 @@ async def main():
                         else:
                             answers = (await ask(kind="question", message=r.get("text")))["content"]
                             r = await call("answer_question", thread_id=thread, answers=answers, followup_uuid=i["followup_uuid"])
+                    elif ev == "interaction_required":  # a form only Perplexity shows: open it, then go on
+                        await ask(kind="url", url=it["url"], message=r.get("text"))
+                        r = await call("call_perplexity_computer", message="Done in Perplexity; please continue.", thread_id=thread)
+                    elif ev == "two_factor_required":  # the instructions; the person's reply continues the thread
+                        await user("show", {"kind": "status", "text": r.get("text")})
+                        break
                     elif ev == "auth_required":
                         await ask(kind="url", url=it["auth_url"], message=f"Sign in to {it['display_name']}")
                         r = await call("notify_connected", thread_id=thread, message="Connected", connector=it["connector"])

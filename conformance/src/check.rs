@@ -64,6 +64,10 @@ pub enum Outcome {
     },
     /// The observation the rule needs never happened (a failure, never a silent pass).
     Unobserved(String),
+    /// The rule's trigger never came about because of an earlier mistake another rule reports
+    /// (a file the client lost with its thread cannot be downloaded again): not judged, never
+    /// a pass. The text names that rule.
+    NotReached(String),
 }
 
 /// A check's verdict.
@@ -107,6 +111,7 @@ pub fn status_of(level: Level, outcome: &Outcome) -> Status {
         (Outcome::Pass(_), _) => Status::Success,
         // Even a SHOULD rule fails when what it needed to see never happened.
         (Outcome::Unobserved(_), _) => Status::Failure,
+        (Outcome::NotReached(_), _) => Status::Skipped,
         (_, Level::Must) => Status::Failure,
         (_, Level::Should) => Status::Warning,
     }
@@ -171,6 +176,7 @@ impl Check {
         let (details, evidence) = match outcome {
             Outcome::Pass(d) => (d, Vec::new()),
             Outcome::Unobserved(d) => (format!("expected but not observed: {d}"), Vec::new()),
+            Outcome::NotReached(d) => (format!("not judged: {d}"), Vec::new()),
             Outcome::Violated { message, evidence } => (
                 message,
                 evidence

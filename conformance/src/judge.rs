@@ -47,7 +47,7 @@
 //! assert!(!judgement.passed());
 //! let message = judgement.to_string();
 //! assert!(message.contains("- computer.thread.reuse (MUST) FAILURE"), "{message}");
-//! assert!(message.contains("computer-mcp-server.txt, section Conversation Threading"), "{message}");
+//! assert!(message.contains("Perplexity Computer MCP Server, section Conversation Threading"), "{message}");
 //! assert!(message.contains("Received requests: none"), "{message}");
 //! # Ok(()) }
 //! ```

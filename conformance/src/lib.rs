@@ -90,6 +90,7 @@ pub mod report;
 pub mod rules;
 pub mod runner;
 pub mod suite;
+pub mod traceability;
 pub mod transcript;
 
 pub use error::Error;

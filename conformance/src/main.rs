@@ -70,6 +70,10 @@ enum Command {
         /// text, or json (format conformance-list/1).
         #[arg(long, default_value = "text")]
         format: String,
+        /// Print the traceability table instead: every client duty of the documents, quoted,
+        /// with the rules that judge it or the reason it cannot be observed.
+        #[arg(long)]
+        traceability: bool,
     },
     /// A mock with the user channel for a hand-driven host; checks printed when stopped.
     Serve {
@@ -93,6 +97,10 @@ enum Command {
         /// client that hard-codes its interval would (the suite must fail it).
         #[arg(long, value_name = "MS")]
         fixed_poll_ms: Option<u64>,
+        /// At exit, print to stderr the rules whose break point the run reached (the rules
+        /// `--break` could have changed in this scenario), as one `break points reached:` line.
+        #[arg(long)]
+        trace_break_points: bool,
         /// The MCP endpoint URL.
         url: String,
     },
@@ -102,7 +110,10 @@ enum Command {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::List { format }) => list(&format),
+        Some(Command::List {
+            format,
+            traceability,
+        }) => list(&format, traceability),
         Some(Command::Serve {
             scenario,
             time_scale,
@@ -111,8 +122,9 @@ async fn main() -> ExitCode {
             break_rule,
             delay_ms,
             fixed_poll_ms,
+            trace_break_points,
             url,
-        }) => reference_client(break_rule, delay_ms, fixed_poll_ms, url).await,
+        }) => reference_client(break_rule, delay_ms, fixed_poll_ms, trace_break_points, url).await,
         None => run(cli.run).await,
     };
     match result {
@@ -124,8 +136,9 @@ async fn main() -> ExitCode {
     }
 }
 
-fn list(format: &str) -> Result<ExitCode, String> {
+fn list(format: &str, traceability: bool) -> Result<ExitCode, String> {
     match format {
+        "text" if traceability => print!("{}", report::traceability_text()),
         "text" => print!("{}", report::list_text()),
         "json" => println!(
             "{}",
@@ -256,6 +269,7 @@ async fn reference_client(
     break_rule: Option<String>,
     delay_ms: u64,
     fixed_poll_ms: Option<u64>,
+    trace_break_points: bool,
     url: String,
 ) -> Result<ExitCode, String> {
     if let Some(id) = &break_rule
@@ -269,8 +283,11 @@ async fn reference_client(
         .map_err(|e| e.to_string())?;
     options.delay = Duration::from_millis(delay_ms);
     options.fixed_poll = fixed_poll_ms.map(Duration::from_millis);
-    conformance::reference_client::run(options)
-        .await
-        .map_err(|e| format!("reference client: {e}"))?;
+    let outcome = conformance::reference_client::run(options).await;
+    if trace_break_points {
+        let reached = conformance::reference_client::break_points_reached();
+        eprintln!("break points reached: {}", reached.join(" "));
+    }
+    outcome.map_err(|e| format!("reference client: {e}"))?;
     Ok(ExitCode::SUCCESS)
 }

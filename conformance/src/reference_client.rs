@@ -15,7 +15,7 @@ mod session;
 mod wire;
 
 use crate::error::ClientError;
-pub use options::ClientOptions;
+pub use options::{ClientOptions, break_points_reached};
 
 /// Runs the reference client to the end of the user's script.
 pub async fn run(options: ClientOptions) -> Result<(), ClientError> {

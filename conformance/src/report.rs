@@ -15,7 +15,7 @@
 //!     "checks": [{
 //!       "id": "follow-up:computer.thread.reuse", "rule": "computer.thread.reuse", "level": "MUST",
 //!       "status": "SUCCESS", "scenario": "follow-up",
-//!       "doc": {"document": "computer-mcp-server.txt", "section": "Conversation Threading", "quote": "..."},
+//!       "doc": {"document": "Perplexity Computer MCP Server", "section": "Conversation Threading", "quote": "..."},
 //!       "details": "follow-ups reused thread ...",
 //!       "evidence": [{"seq": 4, "exchange": "#4 call_perplexity_computer(...) -> event complete, task_status completed"}]
 //!     }]
@@ -43,7 +43,7 @@ pub use baseline::{Baseline, Verdict};
 pub use github::github;
 pub use json::{JSON_FORMAT, json};
 pub use junit::{junit, junit_with};
-pub use list::{LIST_FORMAT, list_json, list_text};
+pub use list::{LIST_FORMAT, list_json, list_text, traceability_text};
 pub use markdown::markdown;
 pub use pretty::pretty;
 pub use progress::ProgressReporter;

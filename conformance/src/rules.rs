@@ -8,12 +8,14 @@
 
 mod account;
 mod agent;
+mod approval_policy;
 mod auth;
 mod credits;
 mod documents;
 mod elicitation;
 pub mod ids;
 mod interactive;
+mod outcomes;
 mod rule;
 mod tasks;
 mod thread;
@@ -40,6 +42,9 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(elicitation::rules());
     rules.extend(account::rules());
     rules.extend(agent::rules());
+    // Outcomes only the user can act on (issue 10, duties).
+    rules.extend(outcomes::rules());
+    rules.extend(approval_policy::rules());
     rules
 }
 

@@ -307,6 +307,35 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
             &["Build a catalog of 500 product pages."],
         )
     },
+    // ---- Runs that fail, refusals, and checkpoints only Perplexity or the user can clear ----
+    spec(
+        "computer-error",
+        "the Computer run fails: the error is shown as a failure",
+        &["Map the flood zones of Rotterdam with geopandas."],
+    ),
+    spec(
+        "access-denied",
+        "Computer is not available for the account: the refusal is shown, not retried",
+        &["Research the history of the Kyoto tram."],
+    ),
+    spec(
+        "quota-exhausted",
+        "the plan's quota is used up: the user is told when it comes back",
+        &["Research the history of the Kyoto tram."],
+    ),
+    spec(
+        "interaction-required",
+        "a payment form only Perplexity can show: the user completes it there, then the thread goes on",
+        &["Book Hotel Artemide in Rome for 3 nights from March 12."],
+    ),
+    spec(
+        "two-factor-required",
+        "a site asks for a two-factor code: the instructions are shown and the code continues the thread",
+        &[
+            "Download my boarding pass for tomorrow's flight.",
+            "The code is 481516.",
+        ],
+    ),
     // ---- 2026-07-28: MCP Tasks ----
     ScenarioSpec {
         answers: r#"{"q1": "PDF"}"#,
@@ -347,6 +376,18 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
             &["Build a catalog of 500 product pages."],
         )
     },
+    modern(
+        "task-failure",
+        Flow::Tasks,
+        "a task whose Computer run fails: completed with result.isError, shown as a failure",
+        &["Map the flood zones of Rotterdam with geopandas."],
+    ),
+    modern(
+        "task-credits",
+        Flow::Tasks,
+        "credits run out in a task: a URL input request to the billing page, then the task goes on",
+        &["Build a pricing table of our 40 competitors."],
+    ),
     // ---- 2026-07-28: in-call elicitation (MRTR) ----
     ScenarioSpec {
         answers: r#"{"q1": "PDF"}"#,

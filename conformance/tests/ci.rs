@@ -232,7 +232,10 @@ fn list_json_states_its_format_and_names_every_scenario_and_rule() {
         .expect("rule");
     assert_eq!(reuse["level"], "MUST");
     assert_eq!(reuse["section"], "Conversation Threading");
-    assert_eq!(reuse["scenarios"], serde_json::json!(["follow-up"]));
+    assert_eq!(
+        reuse["scenarios"],
+        serde_json::json!(["follow-up", "two-factor-required", "thread-assets"])
+    );
     for key in ["document", "quote", "summary"] {
         assert!(reuse[key].as_str().is_some_and(|v| !v.is_empty()), "{key}");
     }

@@ -89,11 +89,41 @@ fn list_names_every_rule_and_what_is_not_yet_available() {
         "{out}"
     );
     assert!(
-        out.contains("from: agent-api-mcp-tool.txt § Approvals: Approve or deny the call"),
+        out.contains("from: Agent API, MCP tool § Approvals: Approve or deny the call"),
         "{out}"
     );
     assert!(!out.contains("Not yet available"), "{out}");
     assert!(out.contains("task-cancel                        the user stops a long task: tasks/cancel only acknowledges, cancel_task stops it [2026-07-28]"), "{out}");
+}
+
+#[test]
+fn list_traceability_prints_every_duty_with_its_rules_or_reason() {
+    let out = Command::new(common::bin())
+        .args(["list", "--traceability"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let out = String::from_utf8_lossy(&out.stdout);
+    let (judged, total) = conformance::traceability::judged();
+    assert!(
+        out.starts_with(&format!(
+            "Client duties of the documents: {judged} of {total} judged."
+        )),
+        "{out}"
+    );
+    assert!(out.contains("  C01 § Conversation Threading\n"), "{out}");
+    assert!(out.contains("judged by: computer.thread.reuse"), "{out}");
+    assert!(out.contains("not observable: "), "{out}");
+    assert!(out.contains("Agent API, Connectors\n"), "{out}");
+    let json = Command::new(common::bin())
+        .args(["list", "--format", "json"])
+        .output()
+        .expect("runs");
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let duties = json["duties"].as_array().expect("a duties array");
+    assert_eq!(duties.len(), total);
+    assert_eq!(duties[0]["rules"][0], "computer.thread.reuse");
+    assert_eq!(duties[0]["status"], "judged");
 }
 
 #[test]

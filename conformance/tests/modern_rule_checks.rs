@@ -1,6 +1,7 @@
 //! Task and elicitation checks over hand-made 2026-07-28 journals, for the variants the
 //! reference client never plays: the two grades of an early poll, a made-up or twice-answered
-//! `tasks/update` key, a changed `requestState`, and the stop page instead of `cancel_task`.
+//! `tasks/update` key, a changed `requestState`, the stop page instead of `cancel_task`, and a
+//! `cancel_task` on a thread id parsed from the task id.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use conformance::report::Status;
@@ -234,6 +235,41 @@ fn pressing_stop_on_the_stop_page_also_stops_a_task() {
         check(rule, "task-cancel", journal, Vec::new()),
         Outcome::Unobserved(_)
     ));
+}
+
+#[test]
+fn a_cancel_task_with_a_thread_id_parsed_from_the_task_id_is_reported_as_a_wrong_id() {
+    let interrupt = UserRecord {
+        at: 2,
+        kind: "interrupt".into(),
+        request: Value::Null,
+        response: json!({"action": "cancel"}),
+    };
+    let wrong = rpc(
+        2,
+        200,
+        "tools/call",
+        json!({"name": "cancel_task", "arguments": {"thread_id": "1"}}),
+        json!({"isError": true, "content": [{"type": "text", "text": "{\"error\":\"not_found\",\"text\":\"Thread not found.\"}"}]}),
+    );
+    let journal = vec![create(0), get(1, 100, json!({"status": "working"})), wrong];
+    match check(
+        "tasks.cancel.cancel-task",
+        "task-cancel",
+        journal,
+        vec![interrupt],
+    ) {
+        Outcome::Violated { message, evidence } => {
+            assert!(
+                message.contains("cancel_task was sent with the wrong thread id 1")
+                    && message.contains("the task's thread is T")
+                    && message.contains("Thread not found."),
+                "{message}"
+            );
+            assert_eq!(evidence, vec![2]);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -118,3 +118,69 @@ fn a_rule_with_nothing_to_observe_is_unobserved_not_passed() {
         );
     }
 }
+
+#[test]
+fn a_pending_question_answered_without_its_followup_uuid_fails_the_question_rule() {
+    let pending = json!({"thread_id": "T", "event": "ask_user_question", "task_status": "input_required",
+        "interactive": {"type": "ask_user_question", "followup_uuid": "Q"},
+        "pending_interactions": [
+            {"type": "ask_user_question", "followup_uuid": "Q"},
+            {"type": "confirm_action", "followup_uuid": "C"}]});
+    let journal = |question_uuid: Option<&str>| {
+        let mut answer = json!({"thread_id": "T", "answers": {"day": "Thursday"}});
+        if let Some(u) = question_uuid {
+            answer["followup_uuid"] = json!(u);
+        }
+        vec![
+            call(
+                0,
+                "call_perplexity_computer",
+                json!({"message": "m"}),
+                pending.clone(),
+            ),
+            call(
+                1,
+                "answer_question",
+                answer,
+                json!({"thread_id": "T", "event": "confirm_action",
+                "task_status": "input_required",
+                "interactive": {"type": "confirm_action", "followup_uuid": "C"}}),
+            ),
+            call(
+                2,
+                "confirm_action_approve",
+                json!({"thread_id": "T", "result": "ok", "followup_uuid": "C"}),
+                json!({"thread_id": "T", "event": "complete", "task_status": "completed"}),
+            ),
+        ]
+    };
+    match check(
+        "computer.question.answer",
+        "pending-interactions",
+        journal(None),
+    ) {
+        Outcome::Violated { message, .. } => {
+            assert!(
+                message.contains("followup_uuid Q was present but not passed"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        check(
+            "computer.question.answer",
+            "pending-interactions",
+            journal(Some("Q"))
+        ),
+        Outcome::Pass(_)
+    ));
+    assert!(matches!(
+        check(
+            "computer.confirm.decide",
+            "pending-interactions",
+            journal(None)
+        ),
+        Outcome::Pass(_)
+    ));
+}

@@ -65,7 +65,7 @@ pub(super) async fn run(options: ClientOptions, context: &Value) -> Result<(), C
 
 impl Agent {
     fn breaks(&self, rule: &str) -> bool {
-        self.break_rule.as_deref() == Some(rule)
+        super::options::breaks(self.break_rule.as_deref(), rule)
     }
 
     fn err(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
@@ -261,6 +261,19 @@ impl Agent {
             && let Some(map) = body.as_object_mut()
         {
             map.remove("tools");
+        }
+        if self.breaks(ids::AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER) {
+            // Breaking the policy rule: "nothing always allowed" sent as an empty never list.
+            for tool in body
+                .get_mut("tools")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                if tool.get("type").and_then(Value::as_str) == Some("mcp") {
+                    tool["require_approval"] = json!({"always": {}, "never": {"tool_names": []}});
+                }
+            }
         }
         if self.zero_data_retention && !self.breaks(ids::AGENT_ZDR_HISTORY) {
             // No previous_response_id: the history itself, request items sent back as issued.

@@ -102,6 +102,8 @@ impl Client {
             .map(str::to_owned);
         let mut handled: Vec<String> = Vec::new();
         let mut had_pending = false;
+        let mut retried_denied = false;
+        let mut continued_early = false;
         loop {
             if let Some(t) = result.get("thread_id").and_then(Value::as_str) {
                 thread = Some(t.to_owned());
@@ -120,13 +122,32 @@ impl Client {
             let Some(t) = thread.clone() else {
                 // No thread: only an out-of-credits refusal before sending gets here.
                 if event == "insufficient_credits" {
-                    self.io.show("error", &result).await?;
+                    let quota = result
+                        .pointer("/interactive/reason")
+                        .and_then(Value::as_str)
+                        == Some("quota_exhausted");
+                    if quota && self.io.breaks(ids::COMPUTER_CREDITS_QUOTA_RESET) {
+                        // The refusal without the date the quota comes back.
+                        let vague = json!({"text": "Computer can't take this message right now."});
+                        self.io.show("error", &vague).await?;
+                    } else {
+                        self.io.show("error", &result).await?;
+                    }
                     if self.io.breaks(ids::COMPUTER_CREDITS_BEFORE_SEND) {
                         return Ok(Settled { thread: None });
                     }
                     if !self.top_up(&result).await? {
                         return Ok(Settled { thread: None });
                     }
+                    result = self.io.call(CPC, sent.clone()).await?;
+                    continue;
+                }
+                if event == "access_denied"
+                    && self.io.breaks(ids::COMPUTER_ACCESS_DENIED_SHOWN)
+                    && !retried_denied
+                {
+                    // Taken for a passing failure: the message goes out again.
+                    retried_denied = true;
                     result = self.io.call(CPC, sent.clone()).await?;
                     continue;
                 }
@@ -219,6 +240,36 @@ impl Client {
                 "auth_required" => {
                     result = self.sign_in(&t, &result).await?;
                 }
+                "interaction_required" => {
+                    let url = result
+                        .pointer("/interactive/url")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    let text = result
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let go_on = json!({"thread_id": t, "message": "I completed it in Perplexity; please continue."});
+                    if self.io.breaks(ids::COMPUTER_INTERACTION_OPEN_URL) && !continued_early {
+                        // The thread continued before the form was completed.
+                        continued_early = true;
+                        result = self.io.call(CPC, go_on).await?;
+                        continue;
+                    }
+                    if !self.io.ask_url(&url, text).await? {
+                        self.io.show("error", &result).await?;
+                        return Ok(Settled { thread: Some(t) });
+                    }
+                    result = self.io.call(CPC, go_on).await?;
+                }
+                "two_factor_required" => {
+                    // The user follows the instructions; their reply continues this thread.
+                    if !self.io.breaks(ids::COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN) {
+                        self.io.show("status", &result).await?;
+                    }
+                    return Ok(Settled { thread: Some(t) });
+                }
                 _ => {
                     let finished = if self.io.breaks(ids::COMPUTER_STATUS_TASK_STATUS) {
                         // The mistake the document warns about: "complete" taken as finished.
@@ -230,15 +281,11 @@ impl Client {
                         terminal(&status)
                     };
                     if finished {
+                        // Breaking the error rule: a failed run passed off as an answer.
+                        let as_answer = status == "completed"
+                            || (event == "error" && self.io.breaks(ids::COMPUTER_ERROR_SHOWN));
                         self.io
-                            .show(
-                                if status == "completed" {
-                                    "final"
-                                } else {
-                                    "error"
-                                },
-                                &result,
-                            )
+                            .show(if as_answer { "final" } else { "error" }, &result)
                             .await?;
                         if self.io.breaks(ids::COMPUTER_AUTH_OPTIONAL_IGNORED) {
                             self.notify_optional(&t, &result).await?;

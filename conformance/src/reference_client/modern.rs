@@ -104,7 +104,7 @@ fn task_json(result: &Value) -> Value {
 
 impl Modern {
     fn breaks(&self, rule: &str) -> bool {
-        self.options.break_rule.as_deref() == Some(rule)
+        super::options::breaks(self.options.break_rule.as_deref(), rule)
     }
 
     /// The client capabilities this request declares.
@@ -394,8 +394,10 @@ impl Modern {
             match status {
                 "completed" | "failed" | "cancelled" => {
                     let result = state.get("result").map(task_json).unwrap_or(Value::Null);
+                    let failed = state.pointer("/result/isError") == Some(&json!(true));
+                    // Breaking the error rule: a failed run passed off as an answer.
                     let kind = if status == "completed"
-                        && state.pointer("/result/isError") != Some(&json!(true))
+                        && (!failed || self.breaks(ids::COMPUTER_ERROR_SHOWN))
                     {
                         "final"
                     } else {
@@ -421,8 +423,17 @@ impl Modern {
                         .cloned()
                         .unwrap_or_default();
                     let mut responses = Map::new();
+                    let mut open_late = Vec::new();
                     for (key, request) in &requests {
                         if answered.contains(key) {
+                            continue;
+                        }
+                        let url =
+                            request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
+                        if url && self.breaks(ids::TASKS_URL_OPEN) {
+                            // Breaking the URL rule: accepted first, the page opened after.
+                            responses.insert(key.clone(), json!({"action": "accept"}));
+                            open_late.push(request.clone());
                             continue;
                         }
                         responses.insert(key.clone(), self.elicit(request).await?);
@@ -442,6 +453,9 @@ impl Modern {
                     }
                     answered.extend(responses.keys().cloned());
                     self.update(&task_id, responses).await?;
+                    for request in &open_late {
+                        self.elicit(request).await?;
+                    }
                     if self.breaks(ids::TASKS_POLL_AFTER_ACK) {
                         // The acknowledgement taken for the answer: the client stops following.
                         self.show("final", &json!({"text": "Answer sent."})).await?;

@@ -20,6 +20,8 @@ pub(super) struct Session {
     session: Option<String>,
     version: String,
     next_id: u64,
+    /// Progress messages received on the last response stream, not shown yet.
+    progress: Vec<String>,
 }
 
 impl Session {
@@ -39,11 +41,12 @@ impl Session {
             session: None,
             version,
             next_id: 1,
+            progress: Vec::new(),
         })
     }
 
     pub(super) fn breaks(&self, rule: &str) -> bool {
-        self.options.break_rule.as_deref() == Some(rule)
+        super::options::breaks(self.options.break_rule.as_deref(), rule)
     }
 
     pub(super) fn http_error(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
@@ -100,6 +103,12 @@ impl Session {
             return Ok(Value::Null);
         }
         let messages = jsonrpc_messages(&text, is_sse);
+        self.progress.extend(messages.iter().filter_map(|m| {
+            (m.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+                .then(|| m.pointer("/params/message").and_then(Value::as_str))
+                .flatten()
+                .map(str::to_owned)
+        }));
         messages
             .into_iter()
             .find(|m| m.get("id") == id.as_ref())
@@ -169,6 +178,12 @@ impl Session {
             params["_meta"] = json!({"progressToken": format!("progress-{}", self.next_id)});
         }
         let result = self.request("tools/call", params).await?;
+        // The statuses the call streamed, shown before its result (the body is read whole).
+        for message in std::mem::take(&mut self.progress) {
+            if !self.breaks(ids::COMPUTER_PROGRESS_SHOWN) {
+                self.show("status", &json!({"text": message})).await?;
+            }
+        }
         if let Some(s) = result.get("structuredContent") {
             return Ok(s.clone());
         }

@@ -9,14 +9,19 @@
 //!                  "protocol_version": "2025-11-25", "flow": "tools",
 //!                  "description": "a summary, then a follow-up on the same thread"}],
 //!   "rules": [{"id": "computer.thread.reuse", "level": "MUST", "summary": "...",
-//!              "document": "computer-mcp-server.txt", "section": "Conversation Threading",
+//!              "document": "Perplexity Computer MCP Server", "section": "Conversation Threading",
 //!              "quote": "...", "scenarios": ["follow-up"]}],
+//!   "duties": [{"id": "C01", "document": "Perplexity Computer MCP Server",
+//!               "section": "Conversation Threading", "quote": "...", "status": "judged",
+//!               "rules": ["computer.thread.reuse"], "reason": null}],
 //!   "unavailable": [{"family": "...", "reason": "..."}]
 //! }
 //! ```
 //!
 //! `era` is `handshake` or `modern`, `flow` is `tools`, `tasks` or `elicitation`, `level` is
-//! `MUST` or `SHOULD`; scenarios and rules are in suite and registry order. Fields are only ever
+//! `MUST` or `SHOULD`; scenarios and rules are in suite and registry order. A duty's `status` is
+//! `judged` (by `rules`), `excluded` (not observable, `reason` says why) or `not-judged` (`reason`
+//! says what the suite lacks); duties are in document order. Fields are only ever
 //! added within a format version.
 
 use std::fmt::Write as _;
@@ -25,6 +30,7 @@ use serde_json::{Value, json};
 
 use crate::rules::{self, UNAVAILABLE_FAMILIES};
 use crate::suite::{Era, SCENARIOS};
+use crate::traceability;
 
 /// The id of the list's JSON format.
 pub const LIST_FORMAT: &str = "conformance-list/1";
@@ -50,11 +56,17 @@ pub fn list_json() -> Value {
             "quote": r.doc.quote,
             "scenarios": r.scenario_names(),
         })).collect::<Vec<_>>(),
+        "duties": traceability::duties_json(),
         "unavailable": UNAVAILABLE_FAMILIES
             .iter()
             .map(|(family, reason)| json!({"family": family, "reason": reason}))
             .collect::<Vec<_>>(),
     })
+}
+
+/// The traceability table as text (`list --traceability`).
+pub fn traceability_text() -> String {
+    traceability::traceability_text()
 }
 
 /// The list as text: scenarios by suite, then each rule with its document section and scenarios.

@@ -451,6 +451,26 @@ fn refresh_download(t: &Transcript) -> Outcome {
             evidence: vec![expired.seq],
         };
     }
+    // A file no thread of the client ever made cannot be downloaded again: the mistake lies
+    // earlier (a follow-up that started a new conversation), and the thread rule reports it.
+    let received = t.calls.iter().any(|c| {
+        let named = |list: &str| {
+            c.result
+                .get(list)
+                .and_then(Value::as_array)
+                .is_some_and(|items| {
+                    items
+                        .iter()
+                        .any(|f| f.get("filename").and_then(Value::as_str) == Some(wanted))
+                })
+        };
+        named("files") || named("assets")
+    });
+    if !received {
+        return Outcome::NotReached(format!(
+            "{wanted} never reached the client: no thread it kept produced it (computer.thread.reuse judges the follow-ups)"
+        ));
+    }
     Outcome::Unobserved(format!(
         "{wanted} was never downloaded after the person asked for it"
     ))

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::check::{DocRef, Level, Outcome};
 use crate::transcript::{Transcript, terminal};
 
-use super::documents::{AGENT_CONNECTORS_DOC, AGENT_MCP_DOC, AGENT_WIRE_DOC};
+use super::documents::{AGENT_BACKGROUND_DOC, AGENT_CONNECTORS_DOC, AGENT_MCP_DOC};
 use super::ids;
 use super::rule::Rule;
 
@@ -80,8 +80,8 @@ pub(super) fn rules() -> Vec<Rule> {
             summary: "a background run is polled with GET until its status is terminal, never created again",
             level: Level::Must,
             doc: DocRef {
-                document: AGENT_WIRE_DOC,
-                section: "10. Background runs, cancel, resume (docs agent-api/background-mode)",
+                document: AGENT_BACKGROUND_DOC,
+                section: "Polling a background response",
                 quote: "Poll a background response with GET .../v1/responses/{id}. A background response is non-terminal while its status is queued or in_progress. It is terminal when its status is completed, failed, or cancelled",
             },
             scenarios: &["agent-background"],
@@ -92,8 +92,8 @@ pub(super) fn rules() -> Vec<Rule> {
             summary: "when the user asks to stop, the run is cancelled and a later GET shows it cancelled",
             level: Level::Must,
             doc: DocRef {
-                document: AGENT_WIRE_DOC,
-                section: "10. Background runs, cancel, resume (docs api-reference/agent-cancel-post)",
+                document: AGENT_BACKGROUND_DOC,
+                section: "Cancelling a response",
                 quote: "Cancellation is asynchronous: a `200` acknowledges the request (`status: cancelling`) and the run stops shortly after - poll `GET /v1/agent/{id}` for its terminal status.",
             },
             scenarios: &["agent-cancel"],
@@ -104,8 +104,8 @@ pub(super) fn rules() -> Vec<Rule> {
             summary: "a dropped stream is resumed with GET ?stream=true&starting_after=<last sequence_number received>, not created again",
             level: Level::Must,
             doc: DocRef {
-                document: AGENT_WIRE_DOC,
-                section: "10. Background runs, cancel, resume (docs agent-api/background-mode)",
+                document: AGENT_BACKGROUND_DOC,
+                section: "Resuming a stream",
                 quote: "create it with both background=true and stream=true. Save the response id, and keep a cursor from the sequence_number on each streamed event. If the connection drops, reconnect with GET /v1/responses/{id}?stream=true&starting_after=N to resume after sequence number N.",
             },
             scenarios: &["agent-stream-resume"],

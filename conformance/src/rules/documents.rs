@@ -1,17 +1,16 @@
-//! The documents rules quote, by the name the reports give them.
+//! The documents rules quote, by their public titles (what a client author can look up).
 
-/// The computer document, for [`DocRef::document`](crate::check::DocRef::document).
-pub(crate) const COMPUTER_DOC: &str = "computer-mcp-server.txt";
+/// The Computer document, for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const COMPUTER_DOC: &str = "Perplexity Computer MCP Server";
 /// The MCP specification (lifecycle and transport), for [`DocRef::document`](crate::check::DocRef::document).
 pub(crate) const MCP_SPEC: &str = "MCP specification 2025-11-25";
 /// The MCP specification of the stateless era (MRTR, elicitation), for [`DocRef::document`](crate::check::DocRef::document).
-pub(crate) const MCP_SPEC_MODERN: &str = "MCP specification 2026-07-28 (mcp-wire.md)";
+pub(crate) const MCP_SPEC_MODERN: &str = "MCP specification 2026-07-28";
 /// The Agent API `mcp` tool document (approvals, ZDR), for [`DocRef::document`](crate::check::DocRef::document).
-pub(crate) const AGENT_MCP_DOC: &str = "agent-api-mcp-tool.txt";
+pub(crate) const AGENT_MCP_DOC: &str = "Agent API, MCP tool";
 /// The Agent API Connectors document, for [`DocRef::document`](crate::check::DocRef::document).
-pub(crate) const AGENT_CONNECTORS_DOC: &str = "agent-api-connectors.txt";
-/// Documented facts gathered in the Agent API wire reference, for [`DocRef::document`](crate::check::DocRef::document).
-pub(crate) const AGENT_WIRE_DOC: &str =
-    "agent-api-wire.md (a documented fact, not a product document)";
+pub(crate) const AGENT_CONNECTORS_DOC: &str = "Agent API, Connectors";
+/// The Agent API guide to background runs (polling, cancel, resuming a stream), for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const AGENT_BACKGROUND_DOC: &str = "Agent API, Background mode";
 /// The tasks extension (SEP-2663), for [`DocRef::document`](crate::check::DocRef::document).
-pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension SEP-2663 (mcp-wire.md)";
+pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension (SEP-2663)";

@@ -116,6 +116,26 @@ pub const AGENT_STREAM_RESUME: &str = "agent.stream.resume";
 /// `agent.connector.auth-required-shown`
 pub const AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN: &str = "agent.connector.auth-required-shown";
 
+// ---- Outcomes only the user can act on (`outcomes.rs`; issue 10, duties). ----
+/// `computer.progress.shown`
+pub const COMPUTER_PROGRESS_SHOWN: &str = "computer.progress.shown";
+/// `computer.error.shown`
+pub const COMPUTER_ERROR_SHOWN: &str = "computer.error.shown";
+/// `computer.access-denied.shown`
+pub const COMPUTER_ACCESS_DENIED_SHOWN: &str = "computer.access-denied.shown";
+/// `computer.credits.quota-reset`
+pub const COMPUTER_CREDITS_QUOTA_RESET: &str = "computer.credits.quota-reset";
+/// `computer.interaction.open-url`
+pub const COMPUTER_INTERACTION_OPEN_URL: &str = "computer.interaction.open-url";
+/// `computer.two-factor.instructions-shown`
+pub const COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN: &str = "computer.two-factor.instructions-shown";
+/// `tasks.url.open`
+pub const TASKS_URL_OPEN: &str = "tasks.url.open";
+
+// ---- The approval policy a client sends (`approval_policy.rs`; issue 10, duties). ----
+/// `agent.always-allow.no-empty-never`
+pub const AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER: &str = "agent.always-allow.no-empty-never";
+
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
     MCP_LIFECYCLE_INITIALIZED,
@@ -163,4 +183,14 @@ pub const ALL: &[&str] = &[
     AGENT_CANCEL_CONFIRM,
     AGENT_STREAM_RESUME,
     AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN,
+    // outcomes (duties)
+    COMPUTER_PROGRESS_SHOWN,
+    COMPUTER_ERROR_SHOWN,
+    COMPUTER_ACCESS_DENIED_SHOWN,
+    COMPUTER_CREDITS_QUOTA_RESET,
+    COMPUTER_INTERACTION_OPEN_URL,
+    COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN,
+    TASKS_URL_OPEN,
+    // approval policy (duties)
+    AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER,
 ];

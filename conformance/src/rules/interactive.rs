@@ -20,7 +20,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "answer_question",
                 quote: "followup_uuid: The followup_uuid from the event's interactive object, or request.answer_submission_uuid from a read_thread form. Pass it when present so the answer reaches the right question.",
             },
-            scenarios: &["ask-user-question"],
+            scenarios: &["ask-user-question", "pending-interactions"],
             check: question,
         },
         Rule {
@@ -32,7 +32,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "confirm_action_approve / confirm_action_deny",
                 quote: "confirm_action: Call confirm_action_approve or confirm_action_deny. [...] result (Required): Reason or message for the approval.",
             },
-            scenarios: &["confirm-action"],
+            scenarios: &["confirm-action", "pending-interactions"],
             check: confirm,
         },
         Rule {
@@ -76,13 +76,23 @@ fn collect_key(value: &Value, key: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Results whose `interactive` is of `kind`, with that object.
-fn asked<'a>(t: &'a Transcript, kind: &str) -> Vec<(&'a ToolCall, &'a Value)> {
+/// Interactions of `kind` results asked for, with the object: each result's `interactive` and
+/// every item of its `pending_interactions` (the same shape, flagged `true`), so an answer is
+/// judged wherever its question was asked.
+fn asked<'a>(t: &'a Transcript, kind: &str) -> Vec<(&'a ToolCall, &'a Value, bool)> {
     t.calls
         .iter()
-        .filter_map(|c| {
-            let i = c.result.get("interactive")?;
-            (i.get("type").and_then(Value::as_str) == Some(kind)).then_some((c, i))
+        .flat_map(|c| {
+            let pending = c
+                .result
+                .get("pending_interactions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten();
+            let own = c.result.get("interactive").into_iter().map(|i| (i, false));
+            own.chain(pending.map(|i| (i, true)))
+                .filter(move |(i, _)| i.get("type").and_then(Value::as_str) == Some(kind))
+                .map(move |(i, listed)| (c, i, listed))
         })
         .collect()
 }
@@ -95,17 +105,39 @@ fn follow_up(t: &Transcript, kind: &str, tools: &[&str], required: &str) -> Outc
     }
     let uuids = submission_uuids(t);
     let mut answered = std::collections::BTreeSet::new();
-    for (ask, interactive) in asks {
+    let mut used = std::collections::BTreeSet::new();
+    let listed_uuids: std::collections::BTreeSet<&str> = t
+        .calls
+        .iter()
+        .filter_map(|c| c.result.get("pending_interactions")?.as_array())
+        .filter(|items| items.len() > 1)
+        .flatten()
+        .filter_map(|i| i.get("followup_uuid").and_then(Value::as_str))
+        .collect();
+    for (ask, interactive, listed) in asks {
         let thread = ask.result_thread().unwrap_or_default();
         let uuid = interactive.get("followup_uuid").and_then(Value::as_str);
         if uuid.is_some_and(|u| answered.contains(u)) {
             continue;
         }
-        let Some(reply) = t
-            .calls
-            .iter()
-            .find(|c| c.seq > ask.seq && tools.contains(&c.name.as_str()))
-        else {
+        // The answer that names this interaction, else the first answer not taken by another.
+        let replies = || {
+            t.calls
+                .iter()
+                .filter(|c| c.seq > ask.seq && tools.contains(&c.name.as_str()))
+        };
+        let named = replies().find(|c| {
+            uuid.is_some() && c.args.get("followup_uuid").and_then(Value::as_str) == uuid
+        });
+        let reply = named.or_else(|| replies().find(|c| !used.contains(&c.seq)));
+        // An interaction once listed among several stays the pending rule's when unanswered.
+        let listed = listed || uuid.is_some_and(|u| listed_uuids.contains(u));
+        if reply.is_none() && listed {
+            // Whether every listed interaction was handled is computer.pending.each's business;
+            // here only the answers given are judged.
+            continue;
+        }
+        let Some(reply) = reply else {
             return Outcome::Violated {
                 message: format!(
                     "{kind} on thread {thread} (#{}) was never answered with {}",
@@ -144,6 +176,7 @@ fn follow_up(t: &Transcript, kind: &str, tools: &[&str], required: &str) -> Outc
                 evidence: vec![ask.seq, reply.seq],
             };
         }
+        used.insert(reply.seq);
         if let Some(u) = uuid {
             answered.insert(u.to_owned());
         }

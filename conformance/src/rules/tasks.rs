@@ -593,6 +593,26 @@ fn cancel_task_stops(t: &Transcript) -> Outcome {
         (Some(c), _) => Outcome::Pass(format!("{} stopped the task", c.describe())),
         (None, Some(e)) => Outcome::Pass(format!("Stop pressed on the stop page (#{})", e.seq)),
         (None, None) => {
+            // A cancel_task that named another thread is reported as what it was.
+            if let Some(wrong) = t
+                .calls_named("cancel_task")
+                .find(|c| c.seq >= asked.at && c.thread_arg() != Some(thread))
+            {
+                let answer = wrong
+                    .result
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(|text| format!(", answered \"{text}\""))
+                    .unwrap_or_default();
+                return Outcome::Violated {
+                    message: format!(
+                        "cancel_task was sent with the wrong thread id {} (#{}{answer}); the task's thread is {thread}, from _meta[\"{META_THREAD}\"], never parsed from the taskId",
+                        wrong.thread_arg().unwrap_or("(none)"),
+                        wrong.seq
+                    ),
+                    evidence: vec![wrong.seq],
+                };
+            }
             let cancels: Vec<usize> = t
                 .rpcs
                 .iter()

@@ -20,7 +20,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Conversation Threading",
                 quote: "To keep follow-up prompts in the same workflow, your MCP client must pass the thread_id from the previous response. The first call creates a new thread and returns a thread_id. Reuse that thread_id on later calls to continue the same session.",
             },
-            scenarios: &["follow-up"],
+            // Wherever the user sends a follow-up: the reply to a two-factor code and the turns
+            // of the thread-assets conversation too.
+            scenarios: &["follow-up", "two-factor-required", "thread-assets"],
             check: reuse,
         },
         Rule {

@@ -53,6 +53,14 @@ const TASK_FIXTURES: &[(&str, &str)] = &[
         "task-cancel",
         include_str!("../../../fixtures/scenarios/task-cancel.json"),
     ),
+    (
+        "task-failure",
+        include_str!("../../../fixtures/scenarios/task-failure.json"),
+    ),
+    (
+        "task-credits",
+        include_str!("../../../fixtures/scenarios/task-credits.json"),
+    ),
 ];
 
 /// A directory of fixture overrides, removed when dropped.

@@ -1,0 +1,222 @@
+//! The traceability table: every duty the product documents give a client, quoted with its
+//! document and section, and the rules that judge it, or the reason it cannot be observed.
+//!
+//! `conformance list --traceability` prints it and `conformance list --format json` carries it
+//! (`duties`). The tests below fail when a duty names a rule the registry does not have, when a
+//! duty is neither judged nor excluded with a reason, or when a quote runs over 25 words.
+
+mod agent;
+mod computer;
+
+use serde_json::{Value, json};
+
+/// How a duty is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// These rules judge it (ids of the registry).
+    Rules(&'static [&'static str]),
+    /// It cannot be observed from the wire or the user channel, for this reason.
+    Excluded(&'static str),
+    /// Not judged yet: what the suite still lacks to judge it.
+    Gap(&'static str),
+}
+
+/// One client duty of a product document.
+#[derive(Debug, Clone, Copy)]
+pub struct Duty {
+    /// Stable id: `C01`.. for the Computer document, `A01`.. for the Agent API documents.
+    pub id: &'static str,
+    /// The document's public title.
+    pub document: &'static str,
+    /// Its section.
+    pub section: &'static str,
+    /// The duty, quoted word for word (25 words at most).
+    pub quote: &'static str,
+    /// What judges it.
+    pub coverage: Coverage,
+}
+
+impl Duty {
+    /// The rules that judge it (empty when excluded or not judged yet).
+    pub fn rules(&self) -> &'static [&'static str] {
+        match self.coverage {
+            Coverage::Rules(ids) => ids,
+            _ => &[],
+        }
+    }
+}
+
+/// Every duty, Computer first, in document order.
+pub fn duties() -> Vec<Duty> {
+    computer::DUTIES
+        .iter()
+        .chain(agent::DUTIES)
+        .copied()
+        .collect()
+}
+
+/// How many duties the suite judges, of how many.
+pub fn judged() -> (usize, usize) {
+    let all = duties();
+    let judged = all.iter().filter(|d| !d.rules().is_empty()).count();
+    (judged, all.len())
+}
+
+/// The table as JSON, for `list --format json` (`duties`).
+pub fn duties_json() -> Value {
+    Value::Array(
+        duties()
+            .iter()
+            .map(|d| {
+                let (status, reason) = match d.coverage {
+                    Coverage::Rules(_) => ("judged", None),
+                    Coverage::Excluded(why) => ("excluded", Some(why)),
+                    Coverage::Gap(why) => ("not-judged", Some(why)),
+                };
+                json!({
+                    "id": d.id,
+                    "document": d.document,
+                    "section": d.section,
+                    "quote": d.quote,
+                    "status": status,
+                    "rules": d.rules(),
+                    "reason": reason,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The table as text, for `list --traceability`.
+pub fn traceability_text() -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let (judged, total) = judged();
+    let _ = writeln!(
+        out,
+        "Client duties of the documents: {judged} of {total} judged.\n"
+    );
+    let mut document = "";
+    for d in duties() {
+        if d.document != document {
+            document = d.document;
+            let _ = writeln!(out, "{document}");
+        }
+        let _ = writeln!(out, "  {} § {}", d.id, d.section);
+        let _ = writeln!(out, "      \"{}\"", d.quote);
+        match d.coverage {
+            Coverage::Rules(ids) => {
+                let _ = writeln!(out, "      judged by: {}", ids.join(", "));
+            }
+            Coverage::Excluded(why) => {
+                let _ = writeln!(out, "      not observable: {why}");
+            }
+            Coverage::Gap(why) => {
+                let _ = writeln!(out, "      NOT JUDGED YET: {why}");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::rules::{self, ids};
+
+    /// Raised as duties get judged; never lowered without saying why.
+    const JUDGED_AT_LEAST: usize = 51;
+
+    #[test]
+    fn every_duty_names_registered_rules_or_a_reason() {
+        let registered: BTreeSet<&str> = rules::registry().iter().map(|r| r.id).collect();
+        for d in duties() {
+            match d.coverage {
+                Coverage::Rules(names) => {
+                    assert!(!names.is_empty(), "{} is judged by no rule", d.id);
+                    for name in names {
+                        assert!(
+                            registered.contains(name),
+                            "{} names `{name}`, which is not a rule of the registry",
+                            d.id
+                        );
+                    }
+                }
+                Coverage::Excluded(why) | Coverage::Gap(why) => {
+                    assert!(why.split_whitespace().count() >= 5, "{}: say why", d.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_documents_give_63_computer_and_19_agent_api_duties() {
+        let all = duties();
+        let computer = all.iter().filter(|d| d.id.starts_with('C')).count();
+        let agent = all.iter().filter(|d| d.id.starts_with('A')).count();
+        assert_eq!((computer, agent), (63, 19));
+        let ids: BTreeSet<&str> = all.iter().map(|d| d.id).collect();
+        assert_eq!(ids.len(), all.len(), "duty ids repeat");
+    }
+
+    #[test]
+    fn quotes_are_short_and_cite_public_titles() {
+        for d in duties() {
+            // Table cell separators and elisions are not words of the document.
+            let words = d
+                .quote
+                .split_whitespace()
+                .filter(|w| *w != "|" && *w != "[...]")
+                .count();
+            assert!(words <= 25, "{}: the quote has {words} words", d.id);
+            assert!(!d.quote.trim().is_empty() && !d.section.trim().is_empty());
+            assert!(
+                !d.document.contains(".txt") && !d.document.contains(".md"),
+                "{}: cite the document by its title, not {}",
+                d.id,
+                d.document
+            );
+        }
+    }
+
+    #[test]
+    fn the_suite_judges_at_least_the_stated_number_of_duties() {
+        let (judged, _) = judged();
+        assert!(judged >= JUDGED_AT_LEAST, "only {judged} duties judged");
+    }
+
+    #[test]
+    fn every_rule_of_the_registry_traces_to_a_duty_or_a_protocol_rule() {
+        // Rules from the MCP specifications judge the wire, not a product document's duty.
+        let wire = [
+            ids::MCP_LIFECYCLE_INITIALIZED,
+            ids::MCP_TRANSPORT_PROTOCOL_VERSION_HEADER,
+            ids::MCP_TRANSPORT_SESSION_ID,
+            ids::TASKS_MCP_NAME,
+            ids::ELICITATION_MRTR_REQUEST_STATE,
+            ids::AGENT_BACKGROUND_POLL,
+            ids::AGENT_CANCEL_CONFIRM,
+            ids::AGENT_STREAM_RESUME,
+        ];
+        let traced: BTreeSet<&str> = duties().iter().flat_map(|d| d.rules()).copied().collect();
+        for rule in rules::registry() {
+            assert!(
+                traced.contains(rule.id) || wire.contains(&rule.id),
+                "{} judges no duty of the table",
+                rule.id
+            );
+        }
+    }
+
+    #[test]
+    fn the_json_and_text_forms_list_every_duty() {
+        let json = duties_json();
+        assert_eq!(json.as_array().map(Vec::len), Some(duties().len()));
+        let text = traceability_text();
+        for d in duties() {
+            assert!(text.contains(d.id), "{} missing from the text", d.id);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The duties of "Agent API, MCP tool" and "Agent API, Connectors", in document order.
+
+use super::Coverage::{Excluded, Gap, Rules};
+use super::Duty;
+use crate::rules::ids::*;
+
+const MCP: &str = "Agent API, MCP tool";
+const CONNECTORS: &str = "Agent API, Connectors";
+
+const fn duty(
+    id: &'static str,
+    document: &'static str,
+    section: &'static str,
+    quote: &'static str,
+    coverage: super::Coverage,
+) -> Duty {
+    Duty {
+        id,
+        document,
+        section,
+        quote,
+        coverage,
+    }
+}
+
+/// The Agent API documents' client duties.
+pub(super) const DUTIES: &[Duty] = &[
+    duty(
+        "A01",
+        MCP,
+        "Defer tool definitions",
+        "Set max_steps high enough that the model can search the catalog and still call the tools it finds.",
+        Gap("needs a deferred-loading scenario whose run ends early when max_steps is too low"),
+    ),
+    duty(
+        "A02",
+        MCP,
+        "Approvals: Approve or deny the call",
+        "To continue, send previous_response_id and an mcp_approval_response for each approval request.",
+        Rules(&[AGENT_APPROVAL_RESPOND_EACH]),
+    ),
+    duty(
+        "A03",
+        MCP,
+        "Approvals: Approve or deny the call",
+        "Send the same tools again, unchanged: Agent API does not reuse tool definitions from the previous response.",
+        Rules(&[AGENT_APPROVAL_RESEND_TOOLS]),
+    ),
+    duty(
+        "A04",
+        MCP,
+        "Approvals: Approve or deny the call",
+        "A later response can contain new approval requests, so handle each one in the same way.",
+        Gap("needs a scenario with approvals over several rounds"),
+    ),
+    duty(
+        "A05",
+        MCP,
+        "Approvals: Approve or deny the call",
+        "To stop a pending call, deny it: removing the tool from allowed_tools does not cancel it.",
+        Gap("needs a scenario in which the user stops a call that waits for approval"),
+    ),
+    duty(
+        "A06",
+        MCP,
+        "Approvals: Approve or deny the call (Zero Data Retention)",
+        "Instead, send the conversation history in input: the original user message, the mcp_approval_request item, and your mcp_approval_response.",
+        Rules(&[AGENT_ZDR_HISTORY]),
+    ),
+    duty(
+        "A07",
+        MCP,
+        "Approvals: Approve or deny the call (Zero Data Retention)",
+        "Send each mcp_call item back unchanged, including its approval_request_id",
+        Gap("needs a ZDR scenario over two approval rounds, whose history holds an mcp_call"),
+    ),
+    duty(
+        "A08",
+        MCP,
+        "Allow a tool for later calls",
+        "Store the choice with the server’s server_url and the tool name. Do not rely on server_label alone",
+        Gap(
+            "needs a scenario in which the user chooses Always allow and a later request uses another label",
+        ),
+    ),
+    duty(
+        "A09",
+        MCP,
+        "Allow a tool for later calls",
+        "In later requests, add the tool to the never filter",
+        Gap("needs a scenario in which the user chooses Always allow"),
+    ),
+    duty(
+        "A10",
+        MCP,
+        "Allow a tool for later calls",
+        "If the user has not chosen Always allow for any tool, do not send the never filter.",
+        Rules(&[AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER]),
+    ),
+    duty(
+        "A11",
+        MCP,
+        "Handle approval errors",
+        "If the user moves on without deciding, deny the pending call.",
+        Gap("needs a scenario in which the user sends a new message instead of deciding"),
+    ),
+    duty(
+        "A12",
+        MCP,
+        "Review calls safely",
+        "Before you approve, show the user the server_label, name, and parsed arguments.",
+        Rules(&[AGENT_APPROVAL_USER_DECISION]),
+    ),
+    duty(
+        "A13",
+        MCP,
+        "Review calls safely",
+        "Make the approval decision in your backend. Do not forward approval items from a browser or another untrusted client.",
+        Excluded(
+            "where the decision is made is not visible on the wire: a backend and a forwarding browser send the same request",
+        ),
+    ),
+    duty(
+        "A14",
+        MCP,
+        "Error handling",
+        "Because discovery runs before the model, the whole run fails with external_connector_error.",
+        Gap("needs a discovery-failure scenario judged by what the client shows"),
+    ),
+    duty(
+        "A15",
+        CONNECTORS,
+        "Error handling",
+        "Detect it in your harness and send it to your logging or alerting so an operator can reconnect the connector",
+        Rules(&[AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN]),
+    ),
+    duty(
+        "A16",
+        CONNECTORS,
+        "Error handling",
+        "`POLICY_DENIED` | A policy blocked the tool call. | Do not retry. The call is not allowed.",
+        Gap("needs a connector-errors scenario judged by no retry"),
+    ),
+    duty(
+        "A17",
+        CONNECTORS,
+        "Error handling",
+        "`CONNECTOR_UNAVAILABLE` | The connector service could not be reached. | Transient. Retry later.",
+        Gap("needs a connector-errors scenario with a transient error"),
+    ),
+    duty(
+        "A18",
+        CONNECTORS,
+        "Error handling",
+        "The error field is a free-form string, so treat any other value as a tool failure.",
+        Gap("needs a connector-errors scenario with TOOL_ERROR or an unknown value"),
+    ),
+    duty(
+        "A19",
+        CONNECTORS,
+        "Error handling",
+        "A connector that is not connected lists no tools (\"tools\": []) and produces no error, so also watch for an empty tool list.",
+        Gap("needs a scenario whose connector lists no tools"),
+    ),
+];
