@@ -15,7 +15,7 @@
 //!     "checks": [{
 //!       "id": "follow-up:computer.thread.reuse", "rule": "computer.thread.reuse", "level": "MUST",
 //!       "status": "SUCCESS", "scenario": "follow-up",
-//!       "doc": {"document": "computer-mcp-server.txt", "section": "Conversation Threading", "quote": "..."},
+//!       "doc": {"document": "Perplexity Computer MCP Server", "section": "Conversation Threading", "quote": "..."},
 //!       "details": "follow-ups reused thread ...",
 //!       "evidence": [{"seq": 4, "exchange": "#4 call_perplexity_computer(...) -> event complete, task_status completed"}]
 //!     }]

@@ -9,7 +9,7 @@
 //!                  "protocol_version": "2025-11-25", "flow": "tools",
 //!                  "description": "a summary, then a follow-up on the same thread"}],
 //!   "rules": [{"id": "computer.thread.reuse", "level": "MUST", "summary": "...",
-//!              "document": "computer-mcp-server.txt", "section": "Conversation Threading",
+//!              "document": "Perplexity Computer MCP Server", "section": "Conversation Threading",
 //!              "quote": "...", "scenarios": ["follow-up"]}],
 //!   "unavailable": [{"family": "...", "reason": "..."}]
 //! }
