@@ -1,4 +1,4 @@
-//! The `conformance` command line (see DESIGN.md, "Conformance runner").
+//! The `conformance` command line (documented in docs/conformance.md and docs/conformance-suite.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

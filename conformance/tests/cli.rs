@@ -143,14 +143,25 @@ fn an_unknown_scenario_or_rule_is_refused_with_a_sentence() {
 }
 
 #[test]
-fn the_readme_shows_the_python_adapter_exactly_as_ci_runs_it() {
+fn the_readme_links_the_adapters_ci_runs_instead_of_copying_them() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("../README.md")).expect("README");
-    let adapter = std::fs::read_to_string(root.join("adapters/python_sdk.py")).expect("adapter");
-    assert!(
-        readme.contains(adapter.trim_end()),
-        "README's adapter differs from conformance/adapters/python_sdk.py"
-    );
+    for adapter in ["python_sdk.py", "agent_python_sdk.py"] {
+        let path = format!("conformance/adapters/{adapter}");
+        assert!(
+            readme.contains(&format!("]({path})")),
+            "the README links {path}"
+        );
+        let code = std::fs::read_to_string(root.join("adapters").join(adapter)).expect("adapter");
+        let first_line = code
+            .lines()
+            .next()
+            .expect("the adapter starts with its docstring");
+        assert!(
+            !readme.contains(first_line),
+            "the README copies {path} instead of linking it"
+        );
+    }
 }
 
 #[test]
