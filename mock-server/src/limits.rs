@@ -41,9 +41,9 @@ pub(crate) fn describe(span: Duration) -> String {
     let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
     if secs == 0 {
         format!("{} ms", span.as_millis())
-    } else if secs % 3600 == 0 {
+    } else if secs.is_multiple_of(3600) {
         plural(secs / 3600, "hour")
-    } else if secs % 60 == 0 {
+    } else if secs.is_multiple_of(60) {
         plural(secs / 60, "minute")
     } else {
         plural(secs, "second")

@@ -109,6 +109,19 @@ pub(super) fn rules() -> Vec<Rule> {
 }
 
 /// What the client showed the user, in order.
+/// What a client shows its user is only observable through the user channel: a transcript
+/// without one (a journal judged alone, as `conformance::judge` does) leaves these rules
+/// unjudged rather than failed.
+fn without_user_channel(t: &Transcript) -> Option<Outcome> {
+    t.user.is_empty().then(|| {
+        Outcome::NotReached(
+            "no user-channel log was recorded, so what the client showed its user cannot be \
+             seen (`conformance --target` records one; `judge_transcript` takes one)"
+                .to_owned(),
+        )
+    })
+}
+
 fn shows(t: &Transcript) -> impl Iterator<Item = &UserRecord> {
     t.user.iter().filter(|u| u.kind == "show")
 }
@@ -128,6 +141,9 @@ fn first_show_after(t: &Transcript, seq: usize) -> Option<&UserRecord> {
 }
 
 fn progress_shown(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let mut sent = 0;
     for e in &t.exchanges {
         for event in &e.sse_events {
@@ -217,6 +233,9 @@ fn failures(t: &Transcript) -> Vec<(usize, String)> {
 }
 
 fn error_shown(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let failed = failures(t);
     if failed.is_empty() {
         return Outcome::Unobserved(
@@ -250,6 +269,9 @@ fn error_shown(t: &Transcript) -> Outcome {
 }
 
 fn access_denied(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let Some(denied) = t.calls.iter().find(|c| c.event() == Some("access_denied")) else {
         return Outcome::Unobserved("no call returned access_denied".into());
     };
@@ -286,6 +308,9 @@ fn access_denied(t: &Transcript) -> Outcome {
 }
 
 fn quota_reset(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let Some((refusal, reset)) = t.calls.iter().find_map(|c| {
         let i = c.result.get("interactive")?;
         (i.get("reason").and_then(Value::as_str) == Some("quota_exhausted")).then(|| {
@@ -335,6 +360,9 @@ fn quota_reset(t: &Transcript) -> Outcome {
 }
 
 fn interaction(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let asks: Vec<_> = t
         .calls
         .iter()
@@ -386,6 +414,9 @@ fn interaction(t: &Transcript) -> Outcome {
 }
 
 fn two_factor_shown(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let Some(ask) = t
         .calls
         .iter()
@@ -417,6 +448,9 @@ fn two_factor_shown(t: &Transcript) -> Outcome {
 }
 
 fn url_open(t: &Transcript) -> Outcome {
+    if let Some(unjudged) = without_user_channel(t) {
+        return unjudged;
+    }
     let mut requests: Vec<(usize, String, String)> = Vec::new();
     for r in t
         .rpcs

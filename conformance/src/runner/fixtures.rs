@@ -29,6 +29,8 @@ pub const TASK_POLL_INTERVALS_MS: &[(&str, &[u64])] = &[
     ("task-sign-in", &[300]),
     ("task-follow-up", &[TASK_POLL_INTERVAL_MS]),
     ("task-cancel", &[TASK_POLL_INTERVAL_MS, 600]),
+    ("task-failure", &[350]),
+    ("task-credits", &[400]),
 ];
 
 /// The embedded fixtures of the task scenarios, by name.

@@ -1,7 +1,7 @@
 //! The duties of "Agent API, MCP tool" and "Agent API, Connectors", in document order.
 
-use super::Coverage::{Excluded, Gap, Rules};
-use super::Duty;
+use super::duty::Coverage::{Excluded, Gap, Rules};
+use super::duty::Duty;
 use crate::rules::ids::*;
 
 const MCP: &str = "Agent API, MCP tool";
@@ -12,7 +12,7 @@ const fn duty(
     document: &'static str,
     section: &'static str,
     quote: &'static str,
-    coverage: super::Coverage,
+    coverage: super::duty::Coverage,
 ) -> Duty {
     Duty {
         id,

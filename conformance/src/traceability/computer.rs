@@ -1,7 +1,7 @@
 //! The duties of "Perplexity Computer MCP Server", in document order.
 
-use super::Coverage::{Excluded, Gap, Rules};
-use super::Duty;
+use super::duty::Coverage::{Excluded, Gap, Rules};
+use super::duty::Duty;
 use crate::rules::ids::*;
 
 const DOC: &str = "Perplexity Computer MCP Server";
@@ -10,7 +10,7 @@ const fn duty(
     id: &'static str,
     section: &'static str,
     quote: &'static str,
-    coverage: super::Coverage,
+    coverage: super::duty::Coverage,
 ) -> Duty {
     Duty {
         id,
