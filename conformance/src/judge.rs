@@ -70,7 +70,7 @@ const REQUESTS_SHOWN: usize = 60;
 /// Judges every rule scenario `scenario` exercises over the exchanges `journal` recorded (with
 /// no user-channel log).
 pub fn judge(scenario: &str, journal: &Journal) -> Result<Judgement, Error> {
-    judge_transcript(Transcript::new(scenario, journal.exchanges(), Vec::new()))
+    judge_transcript(Transcript::journal_only(scenario, journal.exchanges()))
 }
 
 /// Judges every rule the transcript's scenario exercises over the transcript (a journal and a

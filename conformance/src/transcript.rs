@@ -122,6 +122,9 @@ pub struct Transcript {
     pub calls: Vec<ToolCall>,
     /// The user channel's log.
     pub user: Vec<UserRecord>,
+    /// Whether a user channel was there to record what the client showed its user; `false`
+    /// for a journal judged alone ([`Transcript::journal_only`]).
+    pub user_channel: bool,
 }
 
 impl Transcript {
@@ -172,6 +175,16 @@ impl Transcript {
             rpcs,
             calls,
             user,
+            user_channel: true,
+        }
+    }
+
+    /// Builds the observations from a journal alone, with no user channel: the rules about
+    /// what the client showed its user are then not judged.
+    pub fn journal_only(scenario: &str, exchanges: Vec<Exchange>) -> Self {
+        Self {
+            user_channel: false,
+            ..Self::new(scenario, exchanges, Vec::new())
         }
     }
 

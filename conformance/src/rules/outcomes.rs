@@ -109,11 +109,12 @@ pub(super) fn rules() -> Vec<Rule> {
 }
 
 /// What the client showed the user, in order.
-/// What a client shows its user is only observable through the user channel: a transcript
+/// What a client shows its user is only observable through a user channel: a transcript
 /// without one (a journal judged alone, as `conformance::judge` does) leaves these rules
-/// unjudged rather than failed.
+/// unjudged rather than failed. Under the runner there always is one, and a client that never
+/// used it fails them.
 fn without_user_channel(t: &Transcript) -> Option<Outcome> {
-    t.user.is_empty().then(|| {
+    (!t.user_channel).then(|| {
         Outcome::NotReached(
             "no user-channel log was recorded, so what the client showed its user cannot be \
              seen (`conformance --target` records one; `judge_transcript` takes one)"
