@@ -12,8 +12,8 @@ What it checks, with plain HTTP (stdlib only) against POST /v1/agent:
      the first tool it may use, with arguments built from the tool's schema) gets the server's
      own answer on `mcp_call.output`, "The sum of 1 and 1 is 2.";
   3. the same with `echo`, whose output echoes the argument the mock built;
-  4. a tool that rejects its arguments (get-annotated-message) reports the failure in-band on
-     `mcp_call.error`, and the run still completes.
+  4. a tool whose schema takes an enum (get-annotated-message) is called with one of its
+     values, and the server's answer comes back on `mcp_call.output`.
 
 Prints one summary line and exits 0, or prints what went wrong and exits 1.
 """
@@ -105,18 +105,22 @@ def run(base: str, url: str) -> str:
     if f"Echo: {sent}" not in message:
         raise CheckFailed(f"the answer does not use the tool output: {message!r}")
 
-    # 4. In-band failure: get-annotated-message requires messageType from an enum; the mock
-    # fills a required string with the user's words, so the server rejects the arguments.
+    # 4. Arguments that fit the schema: get-annotated-message requires messageType from an enum
+    # (error, success, debug); the mock's model picks one of the enum's values, as a real model
+    # does, and the server's answer for it comes back as the call's output.
     response = create(
         base,
         {"input": "#mcp-approval Annotate", "tools": [tool(url, ["get-annotated-message"])], "model": "openai/gpt-5.6-terra"},
     )
     if response.get("status") != "completed":
-        raise CheckFailed(f"a failing tool failed the run: {json.dumps(response)[:800]}")
+        raise CheckFailed(f"the run did not complete: {json.dumps(response)[:800]}")
     call = one(response, "mcp_call")
-    if "messageType" not in (call.get("error") or "") or call.get("output") is not None:
-        raise CheckFailed(f"expected the server's validation error in-band on mcp_call: {call}")
-    return f"listed {len(by_name)} tools; get-sum, echo and an in-band failure via the mock's mcp tool"
+    kind = json.loads(call["arguments"]).get("messageType")
+    if kind not in ("error", "success", "debug"):
+        raise CheckFailed(f"messageType {kind!r} is not one of the schema's enum values: {call}")
+    if call.get("error") is not None or not call.get("output"):
+        raise CheckFailed(f"expected the server's answer on mcp_call: {call}")
+    return f"listed {len(by_name)} tools; get-sum, echo and schema-fitting enum arguments via the mock's mcp tool"
 
 
 def main() -> int:
