@@ -108,7 +108,6 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
-/// What the client showed the user, in order.
 /// What a client shows its user is only observable through a user channel: a transcript
 /// without one (a journal judged alone, as `conformance::judge` does) leaves these rules
 /// unjudged rather than failed. Under the runner there always is one, and a client that never
@@ -123,6 +122,7 @@ fn without_user_channel(t: &Transcript) -> Option<Outcome> {
     })
 }
 
+/// What the client showed the user, in order.
 fn shows(t: &Transcript) -> impl Iterator<Item = &UserRecord> {
     t.user.iter().filter(|u| u.kind == "show")
 }
