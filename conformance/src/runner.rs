@@ -18,6 +18,7 @@ use futures::StreamExt;
 use crate::check::Check;
 pub use crate::check::{Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
 use crate::error::Error;
+use crate::report::snapshot::{self, Snapshots};
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 pub use fixtures::TASK_POLL_INTERVAL_MS;
 pub use partition::{Partition, PartitionError, PartitionKind};
@@ -50,6 +51,8 @@ pub struct RunOptions {
     pub output: Option<PathBuf>,
     /// Only this shard of the selected scenarios (`--partition`).
     pub partition: Option<Partition>,
+    /// Compare each scenario's normalised traffic with its snapshot (`--snapshots`).
+    pub snapshots: Option<Snapshots>,
 }
 
 impl RunOptions {
@@ -64,6 +67,7 @@ impl RunOptions {
             time_scale: DEFAULT_TIME_SCALE,
             output: None,
             partition: None,
+            snapshots: None,
         }
     }
 
@@ -152,8 +156,21 @@ async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<Scena
     .await;
     let mut checks = vec![target_check(spec.name, &target, options.timeout)];
     checks.extend(stage.judge(spec));
-    if let Some(dir) = &options.output {
-        keep(&dir.join(spec.name), &stage, &stdout, &stderr, &checks)?;
+    let transcript = (options.snapshots.is_some() || options.output.is_some()).then(|| {
+        snapshot::transcript(
+            spec.name,
+            &stage.mock.journal().exchanges(),
+            &stage.user.log(),
+        )
+    });
+    if let (Some(snapshots), Some(transcript)) = (&options.snapshots, &transcript) {
+        let outcome = snapshots.compare(spec.name, transcript)?;
+        checks.push(snapshots.check(spec.name, &outcome));
+    }
+    if let (Some(dir), Some(transcript)) = (&options.output, &transcript) {
+        let dir = dir.join(spec.name);
+        keep(&dir, &stage, &stdout, &stderr, &checks)?;
+        write(&dir.join("transcript.txt"), transcript)?;
     }
     Ok(ScenarioResult {
         name: spec.name.to_owned(),

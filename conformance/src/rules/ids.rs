@@ -8,6 +8,10 @@
 /// exit 0. Not a rule of the registry: it judges the launch, not the client's traffic.
 pub const TARGET_EXIT: &str = "target.exit";
 
+/// The check `--snapshots` adds per scenario: the client's normalised traffic is the same as its
+/// snapshot. Not a rule of the registry either: it compares a run with an earlier one.
+pub const SNAPSHOT_UNCHANGED: &str = "snapshot.unchanged";
+
 // ---- The MCP wire (handshake era) and progress tokens (`wire.rs`). ----
 /// `mcp.lifecycle.initialized`
 pub const MCP_LIFECYCLE_INITIALIZED: &str = "mcp.lifecycle.initialized";

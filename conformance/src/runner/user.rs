@@ -26,14 +26,12 @@ use axum::routing::{get, post};
 use mock_server::Journal;
 use serde_json::{Value, json};
 
-use crate::transcript::UserRecord;
+use crate::transcript::{PERSON_USER_AGENT, UserRecord};
 
 use super::clock::ClockDriver;
 
 /// Where the user channel lives on the mock's port.
 pub const USER_PATH: &str = "/_conformance/user";
-/// The User-Agent the runner sends when the person opens a page.
-pub(super) const PERSON_AGENT: &str = "conformance-user/1";
 
 /// The scripted person behind the channel; cheap to clone.
 #[derive(Clone)]
@@ -77,7 +75,7 @@ impl UserChannel {
                 }),
                 http: reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
-                    .user_agent(PERSON_AGENT)
+                    .user_agent(PERSON_USER_AGENT)
                     .build()
                     .unwrap_or_default(),
             }),

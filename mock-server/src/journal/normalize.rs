@@ -18,8 +18,10 @@
 //! of first appearance, the same value the same placeholder everywhere: `<id-N>` (JSON-RPC ids),
 //! `<token-N>` (credentials, already fingerprints in the journal), `<thread-N>`, `<task-N>`,
 //! `<session-N>`, `<random-N>` (a client's OAuth `state`, `code_challenge`, `nonce`),
-//! `<uuid-N>` (UUIDs and 32-hex ids), `<hex-N>`, `<time-N>` (timestamps) and `<port-N>`
-//! (loopback ports). Object keys are sorted.
+//! `<uuid-N>` (UUIDs and 32-hex ids), `<hex-N>` (other runs of 16 or more hex digits),
+//! `<base64-N>` (long base64 values), `<time-N>` (timestamps) and `<port-N>` (loopback ports),
+//! in keys as in values. Object keys are sorted, and JSON carried as text (a tool result's text
+//! block) is normalised as JSON.
 //!
 //! A client that polls does so as often as its speed allows, so a run of consecutive exchanges
 //! that are identical but for their ids and times (or of identical consecutive pairs, such as a

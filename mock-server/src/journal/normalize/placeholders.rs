@@ -31,8 +31,10 @@ enum Kind {
     Random,
     /// A UUID, or 32 hex digits (a UUID without its hyphens).
     Uuid,
-    /// A longer run of hex digits (a hash, a signature).
+    /// Another run of 16 or more hex digits (an id, a hash, a signature).
     Hex,
+    /// A long base64 value (a signed policy).
+    Base64,
     /// A timestamp (RFC 3339, the compact `20261024T001118Z`, or a number under a `…_at` key).
     Time,
     /// A loopback port.
@@ -50,6 +52,7 @@ impl Kind {
             Self::Random => "random",
             Self::Uuid => "uuid",
             Self::Hex => "hex",
+            Self::Base64 => "base64",
             Self::Time => "time",
             Self::Port => "port",
         }
@@ -65,9 +68,13 @@ static FINGERPRINT: LazyLock<Option<Regex>> =
 static UUID: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}").ok()
 });
-/// Maximal runs of at least 32 lower-case hex digits (leftmost-first and greedy, so a match
-/// starts and ends at the run's ends).
-static HEX: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"[0-9a-f]{32,}").ok());
+/// Maximal runs of at least 16 lower-case hex digits (leftmost-first and greedy, so a match
+/// starts and ends at the run's ends); only those with a digit and a letter are ids.
+static HEX: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"[0-9a-f]{16,}").ok());
+/// Runs of at least 40 base64 characters (a signed policy, a JWT part), with a digit and both
+/// cases.
+static BASE64: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/]{40,}={0,2}").ok());
 static TIME: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
         r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?|[0-9]{8}T[0-9]{6}Z",
@@ -142,12 +149,28 @@ impl Table {
         if let Some(hex) = &*HEX {
             out = hex
                 .replace_all(&out, |c: &Captures<'_>| {
-                    let kind = if c[0].len() == 32 {
+                    let run = &c[0];
+                    if !mixed(run, |b| b.is_ascii_digit(), |b| b.is_ascii_lowercase()) {
+                        return run.to_owned();
+                    }
+                    let kind = if run.len() == 32 {
                         Kind::Uuid
                     } else {
                         Kind::Hex
                     };
-                    self.learn(kind, &c[0])
+                    self.learn(kind, run)
+                })
+                .into_owned();
+        }
+        if let Some(base64) = &*BASE64 {
+            out = base64
+                .replace_all(&out, |c: &Captures<'_>| {
+                    let run = &c[0];
+                    let cases = mixed(run, |b| b.is_ascii_lowercase(), |b| b.is_ascii_uppercase());
+                    if !cases || !run.bytes().any(|b| b.is_ascii_digit()) {
+                        return run.to_owned();
+                    }
+                    self.learn(Kind::Base64, run)
                 })
                 .into_owned();
         }
@@ -160,6 +183,22 @@ impl Table {
         }
         out
     }
+}
+
+/// Whether `text` has a byte of each of two sorts.
+fn mixed(text: &str, one: impl Fn(u8) -> bool, other: impl Fn(u8) -> bool) -> bool {
+    text.bytes().any(&one) && text.bytes().any(&other)
+}
+
+/// A string that holds a JSON object or array (a tool result's text block), parsed.
+fn embedded_json(text: &str) -> Option<Value> {
+    let trimmed = text.trim_start();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
 }
 
 /// Where a value stands: the key it is under and whether it is in a decoded query or form.
@@ -203,10 +242,31 @@ impl Place<'_> {
     }
 }
 
-/// Keys of an object in sorted order, each with its value.
+/// `text` with every value of a known shape replaced by its kind alone (`<uuid>`), unnumbered.
+fn shape_mask(text: &str) -> String {
+    let mut out = text.to_owned();
+    for (regex, kind) in [
+        (&*FINGERPRINT, Kind::Token),
+        (&*UUID, Kind::Uuid),
+        (&*TIME, Kind::Time),
+        (&*HEX, Kind::Hex),
+        (&*BASE64, Kind::Base64),
+    ] {
+        if let Some(regex) = regex {
+            out = regex
+                .replace_all(&out, format!("<{}>", kind.name()).as_str())
+                .into_owned();
+        }
+    }
+    out
+}
+
+/// Keys of an object in a stable order, each with its value: sorted as they read once their
+/// random parts are masked (a key such as `answer:<uuid>` must not move with its UUID), then as
+/// they are.
 fn sorted(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries.sort_by_cached_key(|(key, _)| (shape_mask(key), (*key).clone()));
     entries
 }
 
@@ -235,6 +295,8 @@ fn learn_placed(value: &Value, place: Place<'_>, table: &mut Table) {
         Value::String(text) if !place.is_message_id() => {
             if let Some(kind) = place.string_kind() {
                 table.learn_placed(kind, text);
+            } else if let Some(inner) = embedded_json(text) {
+                learn_placed(&inner, Place::ROOT, table);
             }
         }
         // Ids and numeric times never appear inside other strings: the second pass numbers
@@ -250,8 +312,10 @@ fn rewrite(value: &Value, place: Place<'_>, table: &mut Table) -> Value {
         Value::Object(map) => {
             let mut out = Map::new();
             for (key, child) in sorted(map) {
+                // The key first: a UUID in it is numbered before the ones in its value.
+                let shown = table.replace_shapes(key);
                 let rewritten = rewrite(child, child_place(map, key, place), table);
-                out.insert(key.clone(), rewritten);
+                out.insert(shown, rewritten);
             }
             Value::Object(out)
         }
@@ -268,6 +332,11 @@ fn rewrite(value: &Value, place: Place<'_>, table: &mut Table) -> Value {
         Value::String(text) => {
             if let Some(known) = place.string_kind().and_then(|kind| table.get(kind, text)) {
                 return Value::String(known.clone());
+            }
+            if let Some(inner) = embedded_json(text) {
+                // JSON carried as text is normalised as JSON (keys sorted), then written back.
+                let rewritten = rewrite(&inner, Place::ROOT, table);
+                return Value::String(serde_json::to_string(&rewritten).unwrap_or_default());
             }
             Value::String(table.replace_shapes(text))
         }
@@ -325,7 +394,7 @@ mod tests {
             {"jsonrpc": "2.0", "id": 7, "result": {"taskId": "task-aaaaaaaabbbbbbbbccccccccdddddddd",
              "url": "http://127.0.0.1:43111/_mock/connect/0b6f7a7e-0000-4000-8000-00000000abcd/x",
              "created_at": 1761264678, "at": "2026-10-24T00:11:18.123Z",
-             "other": "11111111-2222-4333-8444-555555555555", "sig": "ab".repeat(32)}},
+             "other": "11111111-2222-4333-8444-555555555555", "sig": "a1".repeat(32)}},
         ]);
         let out = stabilize(&document);
         assert_eq!(
@@ -377,6 +446,39 @@ mod tests {
             out,
             json!({"state": "working", "text": "t1 is a thread; state: working", "thread_id": "<thread-1>"})
         );
+    }
+
+    #[test]
+    fn a_random_key_is_replaced_and_keeps_its_place() {
+        let run = |a: &str, b: &str| {
+            stabilize(&json!({"inputRequests": {
+                format!("answer:{a}"): {"q": 1}, "zeta": {"r": b}, "alpha": 0}}))
+        };
+        let first = run(
+            "8f75afba-79b3-4157-8bed-679ee667bba0",
+            "265bce12-1aff-4476-bc60-03365ec6bf19",
+        );
+        let second = run(
+            "265bce12-1aff-4476-bc60-03365ec6bf19",
+            "8f75afba-79b3-4157-8bed-679ee667bba0",
+        );
+        assert_eq!(first.to_string(), second.to_string());
+        assert_eq!(
+            first.to_string(),
+            r#"{"inputRequests":{"alpha":0,"answer:<uuid-1>":{"q":1},"zeta":{"r":"<uuid-2>"}}}"#
+        );
+    }
+
+    #[test]
+    fn json_carried_as_text_is_normalised_as_json() {
+        let text = r#"{"thread_id":"aaaaaaaa-0000-4000-8000-000000000001","created_at":1792801844,"call":"call_b8439ae0af6a48ba873df876"}"#;
+        let out = stabilize(&json!({"content": [{"type": "text", "text": text}],
+            "policy": "eyJleHBpcmF0aW9uIjoiMjAyNi0xMC0yNFQwMDoyMzowMy41MTdaIiwiY29uZGl0aW9ucyI6W3siYnVja2V0Ijoi"}));
+        assert_eq!(
+            out["content"][0]["text"],
+            r#"{"call":"call_<hex-1>","created_at":"<time-1>","thread_id":"<thread-1>"}"#
+        );
+        assert_eq!(out["policy"], "<base64-1>");
     }
 
     #[test]
