@@ -3,6 +3,8 @@
 //!
 //! "Opening" a URL is a GET of it, which the journal records; buttons on the pages POST back.
 
+mod oauth;
+
 use std::time::Duration;
 
 use axum::Router;
@@ -30,6 +32,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/scenarios", get(scenarios))
         .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
+        .route("/_mock/oauth/revoke", post(oauth::revoke))
         .route(
             "/_mock/connect/{thread}/{request}",
             get(sign_in_page).post(sign_in_submit),

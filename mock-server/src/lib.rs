@@ -134,6 +134,12 @@ pub const AGENT_PATH: &str = "/v1/agent";
 /// The default call-wait window: how long a call waits for a checkpoint before `timeout`.
 pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(120);
 
+/// How long an OAuth access token lives unless configured otherwise (virtual time).
+pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+
+/// The longest access-token lifetime the mock issues.
+const MAX_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(366 * 24 * 3600);
+
 /// How a mock is configured; the command line maps onto this one to one.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -158,6 +164,8 @@ pub struct Config {
     pub world: Option<PathBuf>,
     /// Account the OAuth consent page approves as at once, without showing itself (for tests).
     pub auto_consent: Option<String>,
+    /// How long an OAuth access token lives, in virtual time (`expires_in`); default one hour.
+    pub access_token_lifetime: Duration,
     /// How much the journal keeps in memory, and the file it appends to.
     pub journal: JournalConfig,
     /// Read timeouts and the cap on open connections (for [`MockServerBuilder::start`]).
@@ -176,6 +184,7 @@ impl Default for Config {
             auth: AuthMode::Bearer,
             epoch: None,
             auto_consent: None,
+            access_token_lifetime: DEFAULT_ACCESS_TOKEN_LIFETIME,
             world: None,
             journal: JournalConfig::default(),
             connections: ConnectionLimits::default(),
@@ -230,6 +239,11 @@ impl AppState {
                 known: world.accounts().iter().map(|a| a.id.clone()).collect(),
             });
         }
+        let lifetime = config.access_token_lifetime;
+        let access_lifetime = chrono::Duration::from_std(lifetime)
+            .ok()
+            .filter(|_| lifetime >= Duration::from_secs(1) && lifetime <= MAX_ACCESS_TOKEN_LIFETIME)
+            .ok_or(Error::AccessTokenLifetime { given: lifetime })?;
         let engine = Arc::new(Engine::new(
             clock.clone(),
             catalog.clone(),
@@ -247,7 +261,7 @@ impl AppState {
                 catalog,
                 engine,
                 sessions: computer::Sessions::default(),
-                oauth: oauth::Store::default(),
+                oauth: oauth::Store::new(access_lifetime),
                 tasks: computer::Tasks::default(),
                 elicitations: computer::Elicitations::default(),
                 agent: agent::Store::default(),
@@ -428,6 +442,13 @@ impl MockServerBuilder {
         self
     }
 
+    /// Sets how long OAuth access tokens live in virtual time (default one hour, at least one
+    /// second): a client's token then expires mid-scenario and it must refresh it.
+    pub fn access_token_lifetime(mut self, lifetime: Duration) -> Self {
+        self.config.access_token_lifetime = lifetime;
+        self
+    }
+
     /// Sets how much the journal keeps and where it writes ([`JournalConfig`]).
     pub fn journal(mut self, journal: JournalConfig) -> Self {
         self.config.journal = journal;
@@ -527,6 +548,13 @@ impl MockHandle {
     /// The scenario catalog.
     pub fn catalog(&self) -> &Catalog {
         self.state.catalog()
+    }
+    /// Revokes every OAuth access and refresh token issued for `account` (every account's when
+    /// `None`), as `POST /_mock/oauth/revoke` does; returns how many were still usable. The
+    /// client's next request gets 401 and it must sign in again.
+    pub fn revoke_oauth_tokens(&self, account: Option<&str>) -> usize {
+        let revoked = self.state.oauth().revoke_account(account);
+        revoked.access_tokens + revoked.refresh_tokens
     }
     /// How many Agent API responses the mock holds (tests check a refused request added none).
     pub fn agent_responses(&self) -> usize {

@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
-/// How long an access token lives (virtual time); `expires_in` says the same.
+/// How long an access token lives by default (virtual time); `expires_in` says the same.
 pub(crate) const ACCESS_TOKEN_TTL: Duration = Duration::hours(1);
 /// How long a refresh token lives if it is never used.
 pub(crate) const REFRESH_TOKEN_TTL: Duration = Duration::days(30);
@@ -130,9 +130,26 @@ struct Inner {
 }
 
 /// The authorization server's memory.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Store {
     inner: Mutex<Inner>,
+    /// How long the access tokens it issues live.
+    access_lifetime: Duration,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::new(ACCESS_TOKEN_TTL)
+    }
+}
+
+/// How many tokens a revocation ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Revoked {
+    /// Access tokens that were still usable.
+    pub(crate) access_tokens: usize,
+    /// Refresh tokens that were still usable.
+    pub(crate) refresh_tokens: usize,
 }
 
 fn random(prefix: &str) -> String {
@@ -140,6 +157,19 @@ fn random(prefix: &str) -> String {
 }
 
 impl Store {
+    /// An empty store whose access tokens live `access_lifetime` of virtual time.
+    pub(crate) fn new(access_lifetime: Duration) -> Self {
+        Self {
+            inner: Mutex::default(),
+            access_lifetime,
+        }
+    }
+
+    /// How long the access tokens it issues live (`expires_in`).
+    pub(crate) fn access_lifetime(&self) -> Duration {
+        self.access_lifetime
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner
             .lock()
@@ -221,6 +251,23 @@ impl Store {
         }
     }
 
+    /// Revokes every access and refresh token issued for `account` (every account's when
+    /// `None`), as an administrator signing the person out would: the client must sign in again.
+    pub(crate) fn revoke_account(&self, account: Option<&str>) -> Revoked {
+        let mut inner = self.lock();
+        let mine = |owner: &str| account.is_none_or(|a| a == owner);
+        let mut revoked = Revoked::default();
+        for token in inner.access.values_mut().filter(|t| mine(&t.account)) {
+            revoked.access_tokens += usize::from(!token.revoked);
+            token.revoked = true;
+        }
+        for token in inner.refresh.values_mut().filter(|t| mine(&t.account)) {
+            revoked.refresh_tokens += usize::from(!token.revoked && !token.used);
+            token.revoked = true;
+        }
+        revoked
+    }
+
     /// Mints an access token and a refresh token in `family`.
     pub(crate) fn issue_tokens(
         &self,
@@ -239,7 +286,7 @@ impl Store {
             AccessToken {
                 account: account.to_owned(),
                 resource: resource.to_owned(),
-                expires_at: crate::clock::after(now, ACCESS_TOKEN_TTL),
+                expires_at: crate::clock::after(now, self.access_lifetime),
                 family: family.to_owned(),
                 revoked: false,
             },

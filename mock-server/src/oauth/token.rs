@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::encoding::{base64_decode, s256_challenge};
 use super::error::{Code, OAuthError};
-use super::store::{self, ACCESS_TOKEN_TTL, AuthMethod, Issued, Store};
+use super::store::{self, AuthMethod, Issued, Store};
 use crate::AppState;
 
 /// `POST /oauth/token` (form-encoded).
@@ -51,7 +51,7 @@ pub(crate) async fn token(
             let mut response = Json(json!({
                 "access_token": issued.access_token,
                 "token_type": "Bearer",
-                "expires_in": ACCESS_TOKEN_TTL.num_seconds(),
+                "expires_in": app.oauth().access_lifetime().num_seconds(),
                 "refresh_token": issued.refresh_token,
                 "scope": issued.scope,
             }))
