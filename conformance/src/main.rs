@@ -55,6 +55,11 @@ struct RunArgs {
     /// With --snapshots: rewrite the snapshots that differ instead of failing.
     #[arg(long)]
     update_snapshots: bool,
+    /// The mock's OAuth consent page approves at once (as alice), so a client that opens the
+    /// authorization URL itself (one written for the official MCP conformance runner's auth/*
+    /// flows) signs in unaided.
+    #[arg(long)]
+    auto_consent: bool,
     /// Failures that are expected: `scenario` or `scenario:rule-id`, one per line.
     #[arg(long)]
     expected_failures: Option<PathBuf>,
@@ -185,6 +190,7 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
             .snapshots
             .as_ref()
             .map(|dir| report::Snapshots::new(dir, args.update_snapshots)),
+        auto_consent: args.auto_consent,
     };
     // Refuses unknown --scenario names before anything starts.
     options.selected().map_err(|e| e.to_string())?;

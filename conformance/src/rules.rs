@@ -14,6 +14,7 @@ mod documents;
 mod elicitation;
 pub mod ids;
 mod interactive;
+mod oauth;
 mod rule;
 mod tasks;
 mod thread;
@@ -40,6 +41,7 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(elicitation::rules());
     rules.extend(account::rules());
     rules.extend(agent::rules());
+    rules.extend(oauth::rules());
     rules
 }
 

@@ -22,7 +22,7 @@ use crate::report::snapshot::{self, Snapshots};
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 pub use fixtures::TASK_POLL_INTERVAL_MS;
 pub use partition::{Partition, PartitionError, PartitionKind};
-pub use stage::Stage;
+pub use stage::{Stage, StageOptions};
 use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
 
@@ -53,6 +53,8 @@ pub struct RunOptions {
     pub partition: Option<Partition>,
     /// Compare each scenario's normalised traffic with its snapshot (`--snapshots`).
     pub snapshots: Option<Snapshots>,
+    /// The OAuth consent page approves at once (`--auto-consent`; see [`StageOptions`]).
+    pub auto_consent: bool,
 }
 
 impl RunOptions {
@@ -68,6 +70,7 @@ impl RunOptions {
             output: None,
             partition: None,
             snapshots: None,
+            auto_consent: false,
         }
     }
 
@@ -146,7 +149,14 @@ fn millis(d: Duration) -> u64 {
 
 async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<ScenarioResult, Error> {
     let started = Instant::now();
-    let stage = Stage::start(spec, options.time_scale).await?;
+    let stage = Stage::start_with(
+        spec,
+        StageOptions {
+            time_scale: options.time_scale,
+            auto_consent: options.auto_consent,
+        },
+    )
+    .await?;
     let (target, stdout, stderr) = run_target(
         &options.target,
         &stage.mcp_url(),

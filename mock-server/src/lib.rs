@@ -127,6 +127,18 @@ pub mod scenario {
     }
 }
 
+/// The PKCE S256 code challenge of `verifier`: `BASE64URL(SHA256(verifier))` without padding
+/// (RFC 7636 §4.2), the value the mock's token endpoint checks. For a test client's sign-in.
+///
+/// ```
+/// // RFC 7636, Appendix B.
+/// let challenge = mock_server::pkce_s256_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
+/// assert_eq!(challenge, "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+/// ```
+pub fn pkce_s256_challenge(verifier: &str) -> String {
+    oauth::encoding::s256_challenge(verifier)
+}
+
 /// The path of the Agent API's create endpoint (also served as `/v1/responses` and
 /// `/responses`).
 pub const AGENT_PATH: &str = "/v1/agent";

@@ -15,3 +15,5 @@ pub(crate) const AGENT_WIRE_DOC: &str =
     "agent-api-wire.md (a documented fact, not a product document)";
 /// The tasks extension (SEP-2663), for [`DocRef::document`](crate::check::DocRef::document).
 pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension SEP-2663 (mcp-wire.md)";
+/// The MCP specification's authorization chapter, for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const MCP_AUTH_SPEC: &str = "MCP specification 2025-11-25, Authorization";

@@ -120,6 +120,20 @@ pub const AGENT_STREAM_RESUME: &str = "agent.stream.resume";
 /// `agent.connector.auth-required-shown`
 pub const AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN: &str = "agent.connector.auth-required-shown";
 
+// ---- Signing in with OAuth (`oauth.rs`). ----
+/// `oauth.pkce-s256`
+pub const OAUTH_PKCE_S256: &str = "oauth.pkce-s256";
+/// `oauth.resource-parameter`
+pub const OAUTH_RESOURCE_PARAMETER: &str = "oauth.resource-parameter";
+/// `oauth.token-audience`
+pub const OAUTH_TOKEN_AUDIENCE: &str = "oauth.token-audience";
+/// `oauth.refresh-newest`
+pub const OAUTH_REFRESH_NEWEST: &str = "oauth.refresh-newest";
+/// `oauth.no-token-in-query`
+pub const OAUTH_NO_TOKEN_IN_QUERY: &str = "oauth.no-token-in-query";
+/// `oauth.bearer-every-request`
+pub const OAUTH_BEARER_EVERY_REQUEST: &str = "oauth.bearer-every-request";
+
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
     MCP_LIFECYCLE_INITIALIZED,
@@ -167,6 +181,12 @@ pub const ALL: &[&str] = &[
     AGENT_CANCEL_CONFIRM,
     AGENT_STREAM_RESUME,
     AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN,
+    OAUTH_PKCE_S256,
+    OAUTH_RESOURCE_PARAMETER,
+    OAUTH_TOKEN_AUDIENCE,
+    OAUTH_REFRESH_NEWEST,
+    OAUTH_NO_TOKEN_IN_QUERY,
+    OAUTH_BEARER_EVERY_REQUEST,
 ];
 
 #[cfg(test)]

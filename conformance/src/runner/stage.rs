@@ -8,7 +8,7 @@ use crate::check::{Check, DocRef, Level, Outcome};
 use crate::error::Error;
 use crate::judge::{Judgement, judge_transcript};
 use crate::rules;
-use crate::suite::{BEARER_TOKEN, ScenarioSpec};
+use crate::suite::{BEARER_TOKEN, ScenarioSpec, SignIn};
 use crate::transcript::Transcript;
 
 use super::clock::ClockDriver;
@@ -18,6 +18,17 @@ use super::user::{USER_PATH, UserChannel};
 
 /// The check a stage adds when its mock's journal dropped an exchange.
 const JOURNAL_COMPLETE: &str = "runner.journal-complete";
+
+/// How a stage is set up beyond its scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct StageOptions {
+    /// Virtual seconds per real second (the scenario may cap it).
+    pub time_scale: f64,
+    /// The OAuth consent page approves at once as `alice` (the mock's `--auto-consent`), so a
+    /// client that opens the authorization URL itself, as clients written for the official MCP
+    /// conformance runner do, completes sign-in unaided.
+    pub auto_consent: bool,
+}
 
 /// A mock and its user channel, serving on one port.
 pub struct Stage {
@@ -37,6 +48,19 @@ pub struct Stage {
 impl Stage {
     /// Starts a fresh mock for `spec` on `127.0.0.1:0`, on a clock `time_scale` times real time.
     pub async fn start(spec: &ScenarioSpec, time_scale: f64) -> Result<Self, Error> {
+        Self::start_with(
+            spec,
+            StageOptions {
+                time_scale,
+                auto_consent: false,
+            },
+        )
+        .await
+    }
+
+    /// Starts a fresh mock for `spec` on `127.0.0.1:0`, set up as `options` say.
+    pub async fn start_with(spec: &ScenarioSpec, options: StageOptions) -> Result<Self, Error> {
+        let time_scale = options.time_scale;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(Error::Bind)?;
@@ -55,10 +79,13 @@ impl Stage {
         if let Some(o) = &overrides {
             builder = builder.fixtures(o.dir());
         }
+        if options.auto_consent {
+            builder = builder.auto_consent(super::user::CONSENT_ACCOUNT);
+        }
         let (router, mock) = builder.router(&base_url)?;
         let user = UserChannel::new(
             script_for(spec, &mock.mcp_url()),
-            mock.journal().clone(),
+            mock.clone(),
             ClockDriver::new(mock.clock().clone()),
         );
         let router = if spec.drop_stream_after > 0 {
@@ -94,9 +121,10 @@ impl Stage {
             "protocol_version": spec.era.protocol_version(),
             "flow": spec.flow.name(),
             "suite": spec.suite,
+            "sign_in": spec.sign_in.name(),
             "user": script_for(spec, &self.mcp_url()),
         });
-        vec![
+        let mut env = vec![
             ("MCP_CONFORMANCE_SCENARIO", spec.name.to_owned()),
             (
                 "MCP_CONFORMANCE_PROTOCOL_VERSION",
@@ -104,10 +132,14 @@ impl Stage {
             ),
             ("MCP_CONFORMANCE_CONTEXT", context.to_string()),
             ("CONFORMANCE_USER_URL", self.user_url()),
-            ("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()),
             ("PERPLEXITY_BASE_URL", self.base_url.clone()),
-            ("PERPLEXITY_API_KEY", spec.api_key().to_owned()),
-        ]
+        ];
+        // A sign-in scenario hands out no token: the client has only the MCP URL.
+        if spec.sign_in == SignIn::Token {
+            env.push(("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()));
+            env.push(("PERPLEXITY_API_KEY", spec.api_key().to_owned()));
+        }
+        env
     }
 
     /// The user channel (`CONFORMANCE_USER_URL`).
