@@ -1,116 +1,88 @@
-//! The Computer MCP surface: transport, tool catalog, thread engine, results and progress.
+//! The Computer MCP surface: the endpoint in both protocol eras, the tool catalog, the thread
+//! state machine and engine, and the service that is the one door to behaviour.
+//!
+//! Layers, each importing only the ones below it: `model` (wire types) · `thread` (the pure
+//! state machine) · `view` (the thread as results) · `engine` (threads on virtual time) ·
+//! `service` (typed commands) · `render` and `tools` · `transport` (the endpoint).
 
-mod elicitation;
-pub(crate) mod engine;
-mod jsonrpc;
-mod modern;
+mod engine;
+mod model;
+mod pages;
 mod render;
-mod tasks;
-pub(crate) mod thread;
+mod service;
+mod thread;
 mod tools;
 mod transport;
+mod view;
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use serde_json::json;
 
-pub(crate) use elicitation::Elicitations;
-pub use modern::MODERN_VERSION;
-pub(crate) use render::{file_bytes, file_facts};
-pub(crate) use tasks::Tasks;
-pub use tasks::form_content_problem;
+pub use model::elicitation::form_content_problem;
+pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
 pub use tools::TOOL_NAMES;
-pub(crate) use transport::Sessions;
-pub use transport::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION};
 
-use crate::AppState;
-use crate::oauth::MCP_PATH;
+use crate::clock::Clock;
+use crate::fixtures::Catalog;
+use crate::http::auth::Authenticator;
+use crate::world::World;
+use engine::Engine;
+use service::Service;
+use transport::Endpoint;
 
-/// Routes of the MCP endpoint, guarded against DNS rebinding.
-pub(crate) fn routes(app: AppState) -> Router<AppState> {
-    Router::new()
-        .route(
-            MCP_PATH,
-            get(transport::get)
-                .post(transport::post)
-                .delete(transport::delete),
-        )
-        .route_layer(middleware::from_fn_with_state(app, guard_origin))
+/// The Computer surface's state; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Computer {
+    service: Service,
+    endpoint: Endpoint,
 }
 
-/// Refuses requests whose `Host` or `Origin` is not this server (DNS-rebinding protection, as
-/// the MCP transport spec requires of local servers), before anything else happens.
-async fn guard_origin(State(app): State<AppState>, request: Request, next: Next) -> Response {
-    if let Some(refusal) = foreign_origin(&app, request.headers()) {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": {"code": -32000, "message": format!("Forbidden: {refusal}")},
-        });
-        return (StatusCode::FORBIDDEN, axum::Json(body)).into_response();
-    }
-    next.run(request).await
+/// What the Computer surface stands on.
+pub(crate) struct Setup {
+    /// Virtual time.
+    pub(crate) clock: Clock,
+    /// The scenarios threads follow.
+    pub(crate) catalog: Arc<Catalog>,
+    /// Accounts, credits, uploads.
+    pub(crate) world: Arc<World>,
+    /// The base URL every URL the surface hands out starts with.
+    pub(crate) base_url: String,
+    /// How long a call waits for a checkpoint.
+    pub(crate) call_wait: Duration,
+    /// How the endpoint authenticates.
+    pub(crate) authenticator: Authenticator,
 }
 
-fn foreign_origin(app: &AppState, headers: &HeaderMap) -> Option<String> {
-    let public_host = host_of(app.base_url()).to_ascii_lowercase();
-    let allowed = |host: &str| {
-        let host = host.to_ascii_lowercase();
-        matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]") || host == public_host
-    };
-    if let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) {
-        let name = strip_port(host);
-        if !allowed(name) {
-            return Some(format!(
-                "Host `{name}` is not allowed; this server answers only requests addressed to \
-                 localhost, 127.0.0.1, [::1] or its --public-url"
-            ));
+impl Computer {
+    /// The surface on `setup`.
+    pub(crate) fn new(setup: Setup) -> Self {
+        let Setup {
+            clock,
+            catalog,
+            world,
+            base_url,
+            call_wait,
+            authenticator,
+        } = setup;
+        let engine = Engine::new(clock, catalog, world, base_url.clone(), call_wait);
+        let service = Service::new(Arc::new(engine));
+        Self {
+            endpoint: Endpoint::new(service.clone(), authenticator, &base_url),
+            service,
         }
     }
-    if let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok())
-        && origin != "null"
-    {
-        let name = strip_port(host_of(origin));
-        if !allowed(name) {
-            return Some(format!(
-                "Origin `{origin}` is not allowed; only pages served from localhost, 127.0.0.1, \
-                 [::1] or the --public-url may call this server"
-            ));
-        }
+
+    /// The surface's routes: the MCP endpoint and the pages behind the URLs it hands out.
+    pub(crate) fn routes<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
+        self.endpoint
+            .routes()
+            .merge(pages::routes(self.service.clone()))
     }
-    None
-}
 
-/// `host[:port]` of a URL.
-fn host_of(url: &str) -> &str {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.split(['/', '?', '#']).next().unwrap_or(rest)
-}
-
-/// The host name of `host[:port]`, keeping IPv6 brackets.
-fn strip_port(host: &str) -> &str {
-    if host.starts_with('[') {
-        return host.split_inclusive(']').next().unwrap_or(host);
-    }
-    host.rsplit_once(':').map_or(host, |(name, _)| name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ports_and_brackets_are_handled() {
-        assert_eq!(strip_port("127.0.0.1:8080"), "127.0.0.1");
-        assert_eq!(strip_port("[::1]:8080"), "[::1]");
-        assert_eq!(strip_port("localhost"), "localhost");
-        assert_eq!(
-            host_of("http://evil.example.com:80/x"),
-            "evil.example.com:80"
-        );
+    /// Forgets every thread, task and pending question (`POST /_mock/reset`).
+    pub(crate) fn reset(&self) {
+        self.endpoint.reset();
     }
 }

@@ -1,5 +1,6 @@
 //! `/_mock/...`: the control API for tests (journal, clock, reset, scenarios, top-ups) and the
-//! human pages behind every URL the mock hands out (sign-in, billing, forms, stop, downloads).
+//! human pages of the account world (billing, Projects, uploads). Computer's own pages
+//! (sign-in, forms, stop, downloads) are the Computer surface's.
 //!
 //! "Opening" a URL is a GET of it, which the journal records; buttons on the pages POST back.
 
@@ -17,8 +18,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::computer::engine::DownloadError;
-use crate::computer::thread::{Phase, RequestKind};
+use crate::http::encoding::{escape, page, page_not_found};
 use crate::world::UploadError;
 
 /// The `/_mock` routes.
@@ -33,15 +33,8 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
         .route("/_mock/oauth/revoke", post(oauth::revoke))
-        .route(
-            "/_mock/connect/{thread}/{request}",
-            get(sign_in_page).post(sign_in_submit),
-        )
         .route("/_mock/billing/{account}", get(billing_page))
         .route("/_mock/billing/{account}/top-up", post(billing_top_up))
-        .route("/_mock/forms/{thread}/{request}", get(form_page))
-        .route("/_mock/stop/{thread}", get(stop_page).post(stop_submit))
-        .route("/_mock/files/{token}/{name}", get(download))
         .route("/_mock/projects/{uuid}", get(project_page))
         // Attachments go up to 200 MB, far past axum's 2 MB default; the handler streams the
         // file part and stops at the envelope's declared size instead.
@@ -50,34 +43,6 @@ pub(crate) fn routes() -> Router<AppState> {
             post(upload).layer(axum::extract::DefaultBodyLimit::disable()),
         )
         .route("/_mock/uploads/{*key}", get(uploaded))
-}
-
-/// A human page in the mock's look.
-pub(crate) fn page(title: &str, body: &str) -> Html<String> {
-    Html(format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title>\
-         <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;\
-         line-height:1.5}}button{{font-size:1rem;padding:.5rem 1rem}}code{{background:#eee;\
-         padding:0 .2rem}}</style></head><body><h1>{title}</h1>{body}\
-         <p><small>Perplexity Computer mock — this page stands in for perplexity.ai.</small></p>\
-         </body></html>"
-    ))
-}
-
-/// Escapes text for HTML.
-pub(crate) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn not_found(what: &str) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        page("Not found", &format!("<p>{}</p>", escape(what))),
-    )
-        .into_response()
 }
 
 async fn index(State(app): State<AppState>) -> Html<String> {
@@ -133,9 +98,7 @@ async fn advance(State(app): State<AppState>, body: Bytes) -> Response {
 }
 
 async fn reset(State(app): State<AppState>) -> axum::Json<Value> {
-    app.engine().reset();
-    app.tasks().clear();
-    app.elicitations().clear();
+    app.computer().reset();
     app.world().reset();
     app.agent().clear();
     app.journal().clear();
@@ -217,98 +180,9 @@ async fn top_up_api(State(app): State<AppState>, Path(account): Path<String>) ->
     }
 }
 
-/// What a sign-in page found.
-enum SignIn {
-    /// The display name of the connector, and whether the visit completed the sign-in.
-    Found {
-        display_name: String,
-        completed: bool,
-    },
-    Missing,
-}
-
-fn visit_sign_in(app: &AppState, thread: &str, request: &str, submit: bool) -> SignIn {
-    let now = app.clock().now();
-    if let Some(connector) = request.strip_prefix("optional-") {
-        // Optional reconnections never block the task: the page just confirms.
-        return SignIn::Found {
-            display_name: connector.to_owned(),
-            completed: true,
-        };
-    }
-    app.engine()
-        .with_any_thread(thread, |t| {
-            let found = t.entries.iter().rev().find_map(|e| match &e.phase {
-                Phase::Input { requests, .. } => requests.iter().find(|r| r.id == request).cloned(),
-                _ => None,
-            });
-            let Some(found) = found else {
-                return SignIn::Missing;
-            };
-            let RequestKind::SignIn(spec) = &found.kind else {
-                return SignIn::Missing;
-            };
-            let completed = if submit {
-                t.resolve(
-                    request,
-                    crate::computer::thread::RequestState::CompletedOnPage,
-                    now,
-                );
-                true
-            } else {
-                t.complete_on_page(request, now)
-            };
-            SignIn::Found {
-                display_name: spec.display_name.clone(),
-                completed,
-            }
-        })
-        .unwrap_or(SignIn::Missing)
-}
-
-async fn sign_in_page(
-    State(app): State<AppState>,
-    Path((thread, request)): Path<(String, String)>,
-) -> Response {
-    match visit_sign_in(&app, &thread, &request, false) {
-        SignIn::Missing => not_found("This sign-in link is unknown or has expired."),
-        SignIn::Found {
-            display_name,
-            completed: true,
-        } => page(
-            &format!("{} connected", escape(&display_name)),
-            "<p>You're signed in. You can close this page; Computer continues the task.</p>",
-        )
-        .into_response(),
-        SignIn::Found { display_name, .. } => page(
-            &format!("Connect {}", escape(&display_name)),
-            &format!(
-                "<p>Perplexity Computer wants to use {name} for this task.</p>\
-                 <form method=\"post\"><button type=\"submit\">Connect {name}</button></form>",
-                name = escape(&display_name)
-            ),
-        )
-        .into_response(),
-    }
-}
-
-async fn sign_in_submit(
-    State(app): State<AppState>,
-    Path((thread, request)): Path<(String, String)>,
-) -> Response {
-    match visit_sign_in(&app, &thread, &request, true) {
-        SignIn::Missing => not_found("This sign-in link is unknown or has expired."),
-        SignIn::Found { display_name, .. } => page(
-            &format!("{} connected", escape(&display_name)),
-            "<p>You're signed in. You can close this page.</p>",
-        )
-        .into_response(),
-    }
-}
-
 async fn billing_page(State(app): State<AppState>, Path(account): Path<String>) -> Response {
     if app.world().account(&account).is_none() {
-        return not_found("No such account.");
+        return page_not_found("No such account.");
     }
     let credits = app.world().credits(&account);
     page(
@@ -334,86 +208,7 @@ async fn billing_top_up(State(app): State<AppState>, Path(account): Path<String>
             ),
         )
         .into_response(),
-        None => not_found("No such account."),
-    }
-}
-
-async fn form_page(
-    State(app): State<AppState>,
-    Path((thread, request)): Path<(String, String)>,
-) -> Response {
-    let title = app.engine().with_any_thread(&thread, |t| {
-        t.entries.iter().rev().find_map(|e| match &e.phase {
-            Phase::Input {
-                kind: crate::computer::thread::InputKind::Interaction { request_id, title },
-                ..
-            } if *request_id == request => Some(title.clone()),
-            _ => None,
-        })
-    });
-    match title.flatten() {
-        Some(title) => page(
-            &escape(&title),
-            "<p>Complete this form here, then continue the conversation with the same \
-             thread_id.</p>",
-        )
-        .into_response(),
-        None => not_found("This form link is unknown or the form is no longer needed."),
-    }
-}
-
-async fn stop_page(State(app): State<AppState>, Path(thread): Path<String>) -> Response {
-    let status = app
-        .engine()
-        .with_any_thread(&thread, |t| t.latest().map(|e| e.task_status().as_str()));
-    match status {
-        Some(status) => page(
-            "Computer task",
-            &format!(
-                "<p>Current status: <strong>{}</strong>. Opening this page does not stop the \
-                 task.</p><form method=\"post\"><button type=\"submit\">Stop</button></form>",
-                status.unwrap_or("idle")
-            ),
-        )
-        .into_response(),
-        None => not_found("No such thread."),
-    }
-}
-
-async fn stop_submit(State(app): State<AppState>, Path(thread): Path<String>) -> Response {
-    let now = app.clock().now();
-    match app.engine().with_any_thread(&thread, |t| t.cancel(now)) {
-        Some(true) => page("Stopped", "<p>Computer stopped this task.</p>").into_response(),
-        Some(false) => {
-            page("Nothing to stop", "<p>The task had already ended.</p>").into_response()
-        }
-        None => not_found("No such thread."),
-    }
-}
-
-async fn download(
-    State(app): State<AppState>,
-    Path((token, _name)): Path<(String, String)>,
-) -> Response {
-    match app.engine().resolve_download(&token) {
-        Ok(asset) => {
-            let (media_type, _) = crate::computer::file_facts(&asset);
-            let mut response = crate::computer::file_bytes(&asset).into_response();
-            if let Some(value) = media_type.and_then(|m| HeaderValue::from_str(&m).ok()) {
-                response.headers_mut().insert(header::CONTENT_TYPE, value);
-            }
-            response
-        }
-        Err(DownloadError::Expired) => (
-            StatusCode::FORBIDDEN,
-            "This download link has expired. Call create_asset_download for a fresh one.",
-        )
-            .into_response(),
-        Err(DownloadError::Unknown) => (
-            StatusCode::FORBIDDEN,
-            "This download link is not valid. Call create_asset_download for a fresh one.",
-        )
-            .into_response(),
+        None => page_not_found("No such account."),
     }
 }
 
@@ -431,7 +226,7 @@ async fn project_page(State(app): State<AppState>, Path(uuid): Path<String>) -> 
             &format!("<p>{}</p>", escape(&p.description)),
         )
         .into_response(),
-        None => not_found("No such Project."),
+        None => page_not_found("No such Project."),
     }
 }
 

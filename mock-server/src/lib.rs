@@ -83,6 +83,7 @@ mod computer;
 mod control;
 mod error;
 pub mod fixtures;
+mod http;
 pub mod journal;
 mod oauth;
 mod serve;
@@ -111,8 +112,6 @@ pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub use serve::ConnectionLimits;
 pub use world::World;
 
-use computer::engine::Engine;
-
 /// Validating one Computer scenario file as the mock loads it; kept for the crate's own tests.
 #[doc(hidden)]
 pub mod scenario {
@@ -136,7 +135,7 @@ pub mod scenario {
 /// assert_eq!(challenge, "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
 /// ```
 pub fn pkce_s256_challenge(verifier: &str) -> String {
-    oauth::encoding::s256_challenge(verifier)
+    oauth::pkce::s256_challenge(verifier)
 }
 
 /// The path of the Agent API's create endpoint (also served as `/v1/responses` and
@@ -217,11 +216,8 @@ struct Shared {
     journal: Journal,
     world: Arc<World>,
     catalog: Arc<Catalog>,
-    engine: Arc<Engine>,
-    sessions: computer::Sessions,
-    oauth: oauth::Store,
-    tasks: computer::Tasks,
-    elicitations: computer::Elicitations,
+    computer: computer::Computer,
+    oauth: Arc<oauth::Store>,
     agent: agent::Store,
 }
 
@@ -256,13 +252,21 @@ impl AppState {
             .ok()
             .filter(|_| lifetime >= Duration::from_secs(1) && lifetime <= MAX_ACCESS_TOKEN_LIFETIME)
             .ok_or(Error::AccessTokenLifetime { given: lifetime })?;
-        let engine = Arc::new(Engine::new(
-            clock.clone(),
-            catalog.clone(),
+        let oauth = Arc::new(oauth::Store::new(access_lifetime));
+        let authenticator = http::auth::Authenticator::new(
+            config.auth,
             world.clone(),
-            base_url.clone(),
-            config.call_wait,
-        ));
+            oauth.clone(),
+            clock.clone(),
+        );
+        let computer = computer::Computer::new(computer::Setup {
+            clock: clock.clone(),
+            catalog: catalog.clone(),
+            world: world.clone(),
+            base_url: base_url.clone(),
+            call_wait: config.call_wait,
+            authenticator,
+        });
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -271,11 +275,8 @@ impl AppState {
                 journal,
                 world,
                 catalog,
-                engine,
-                sessions: computer::Sessions::default(),
-                oauth: oauth::Store::new(access_lifetime),
-                tasks: computer::Tasks::default(),
-                elicitations: computer::Elicitations::default(),
+                computer,
+                oauth,
                 agent: agent::Store::default(),
             }),
         })
@@ -299,11 +300,11 @@ impl AppState {
     pub(crate) fn catalog(&self) -> &Catalog {
         &self.inner.catalog
     }
-    pub(crate) fn engine(&self) -> Arc<Engine> {
-        self.inner.engine.clone()
-    }
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth
+    }
+    pub(crate) fn computer(&self) -> &computer::Computer {
+        &self.inner.computer
     }
     pub(crate) fn agent(&self) -> &agent::Store {
         &self.inner.agent
@@ -311,7 +312,7 @@ impl AppState {
 
     fn router(&self) -> Router {
         Router::new()
-            .merge(computer::routes(self.clone()))
+            .merge(self.inner.computer.routes())
             .merge(control::routes())
             .merge(oauth::routes())
             .merge(agent::routes())

@@ -1,8 +1,11 @@
 //! The thread engine: every thread of every account, the waits that follow them on virtual time,
-//! and the download links they hand out.
+//! and the download links they hand out. It answers in typed values (a [`Checkpoint`], a
+//! [`Delivered`]), never in rendered output.
 //!
 //! One lock guards all threads; it is never held across an `.await`. Anything that changes a
-//! thread wakes every waiting call (`changed`), which then re-reads the state it follows.
+//! thread wakes every waiting call (`changed`), which then re-reads the state it follows. Every
+//! wait goes through [`Engine::sleep_until_change`], built on `Clock::sleep_until` with the
+//! deadline and the thread's next scripted event known there.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,10 +16,13 @@ use chrono::{DateTime, Utc};
 use tokio::sync::{Notify, mpsc};
 use uuid::Uuid;
 
-use super::render::{self, RenderContext, ToolOutput};
+use super::model::content::Reply;
+use super::model::results::Checkpoint;
 use super::thread::{Asset, Delivery, Phase, Thread};
+use super::view::{self, Links};
 use crate::clock::{Clock, to_chrono};
 use crate::fixtures::Catalog;
+use crate::http::encoding::urlencode;
 use crate::world::World;
 
 /// How long a download URL stays valid.
@@ -24,20 +30,17 @@ const DOWNLOAD_TTL: Duration = Duration::from_secs(3600);
 /// How long a website preview URL stays valid.
 const PREVIEW_TTL: Duration = Duration::from_secs(24 * 3600);
 
-tokio::task_local! {
-    /// A call-wait window that replaces the configured one for calls in its scope: the tasks
-    /// extension answers at once and lets the client poll instead of holding the request open.
-    pub(crate) static CALL_WAIT: Duration;
-}
-
 /// Receives progress lines for a call that sent a progress token.
 pub(crate) type ProgressSink = mpsc::UnboundedSender<String>;
 
 /// A download link the mock handed out.
 #[derive(Debug, Clone)]
 pub(crate) struct Download {
+    /// The thread the asset belongs to.
     pub(crate) thread_id: String,
+    /// The asset.
     pub(crate) asset_id: String,
+    /// When the link stops working.
     pub(crate) expires_at: DateTime<Utc>,
 }
 
@@ -60,9 +63,10 @@ pub(crate) enum ThreadError {
 }
 
 impl ThreadError {
-    pub(crate) fn into_output(self) -> ToolOutput {
+    /// The tool error a call answers.
+    pub(crate) fn into_reply(self) -> Reply {
         match self {
-            Self::NotFound(id) => ToolOutput::server_error(
+            Self::NotFound(id) => Reply::error(
                 None,
                 format!(
                     "Thread `{id}` was not found for this account. Pass a thread_id returned by \
@@ -73,20 +77,40 @@ impl ThreadError {
     }
 }
 
+/// Where a delivered message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Delivered {
+    /// The message, as waits follow it.
+    pub(crate) message_id: u64,
+    /// What became of it.
+    pub(crate) delivery: Delivery,
+    /// The index of the entry the message created or resumed (for a queued message: the index
+    /// its entry will have).
+    pub(crate) entry: usize,
+    /// The last entry before the message's own (the one it resumed, for a resumed message).
+    pub(crate) previous: Option<usize>,
+}
+
 /// All threads and the machinery to follow them.
 pub(crate) struct Engine {
     threads: Mutex<HashMap<String, Thread>>,
     downloads: Mutex<HashMap<String, Download>>,
     changed: Notify,
     message_ids: AtomicU64,
+    /// Virtual time.
     pub(crate) clock: Clock,
+    /// The scenarios new threads follow.
     pub(crate) catalog: Arc<Catalog>,
+    /// Accounts, credits, uploads.
     pub(crate) world: Arc<World>,
+    /// The base URL of every URL handed out.
     pub(crate) base_url: String,
+    /// The configured call-wait window.
     pub(crate) call_wait: Duration,
 }
 
 impl Engine {
+    /// An engine with no threads.
     pub(crate) fn new(
         clock: Clock,
         catalog: Arc<Catalog>,
@@ -144,7 +168,7 @@ impl Engine {
         &self,
         account: &str,
         thread_id: &str,
-        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+        f: impl FnOnce(&mut Thread, &Links<'_>) -> R,
     ) -> Result<R, ThreadError> {
         let result = self.observe(account, thread_id, f);
         self.changed.notify_waiters();
@@ -157,7 +181,7 @@ impl Engine {
         &self,
         account: &str,
         thread_id: &str,
-        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+        f: impl FnOnce(&mut Thread, &Links<'_>) -> R,
     ) -> Result<R, ThreadError> {
         let result = self.access(account, thread_id, true, f);
         self.changed.notify_waiters();
@@ -170,7 +194,7 @@ impl Engine {
         &self,
         account: &str,
         thread_id: &str,
-        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+        f: impl FnOnce(&mut Thread, &Links<'_>) -> R,
     ) -> Result<R, ThreadError> {
         self.access(account, thread_id, false, f)
     }
@@ -180,7 +204,7 @@ impl Engine {
         account: &str,
         thread_id: &str,
         view: bool,
-        f: impl FnOnce(&mut Thread, &RenderContext<'_>) -> R,
+        f: impl FnOnce(&mut Thread, &Links<'_>) -> R,
     ) -> Result<R, ThreadError> {
         let now = self.clock.now();
         let mut threads = self.threads();
@@ -205,11 +229,11 @@ impl Engine {
             self.world.drain(&thread.owner);
         }
         let download_url = |asset: &Asset| self.mint_download(thread_id, asset);
-        let ctx = RenderContext {
+        let links = Links {
             base_url: &self.base_url,
             download_url: &download_url,
         };
-        Ok(f(thread, &ctx))
+        Ok(f(thread, &links))
     }
 
     /// Any thread by id, whoever owns it (for the human pages, which act as the owner).
@@ -230,39 +254,46 @@ impl Engine {
         Some(result)
     }
 
-    /// Delivers a message and waits for the checkpoint it leads to.
-    pub(crate) async fn send_and_wait(
+    /// Hands a user message to a thread `account` may write to.
+    pub(crate) fn deliver(
         &self,
         account: &str,
         thread_id: &str,
         text: &str,
         attachments: &[String],
-        progress: Option<ProgressSink>,
-    ) -> ToolOutput {
+    ) -> Result<Delivered, ThreadError> {
         let message_id = self.next_message_id();
         let now = self.clock.now();
-        let delivered = self.with_thread(account, thread_id, |thread, _| {
-            thread.deliver(message_id, text, attachments, now)
-        });
-        match delivered {
-            Ok(Delivery::NewEntry | Delivery::Resumed | Delivery::Queued) => {
-                self.wait(account, thread_id, Follow::Message(message_id), progress)
-                    .await
+        self.with_thread(account, thread_id, |thread, _| {
+            let delivery = thread.deliver(message_id, text, attachments, now);
+            let count = thread.entries.len();
+            let (entry, previous) = match delivery {
+                Delivery::NewEntry => (count.saturating_sub(1), count.checked_sub(2)),
+                Delivery::Queued => (count, count.checked_sub(1)),
+                Delivery::Resumed => {
+                    let resumed = count.saturating_sub(1);
+                    (resumed, Some(resumed))
+                }
+            };
+            Delivered {
+                message_id,
+                delivery,
+                entry,
+                previous,
             }
-            Err(e) => e.into_output(),
-        }
+        })
     }
 
-    /// Follows a thread until the followed entry reaches a checkpoint or the call-wait window
-    /// ends, sending each new step to `progress`.
+    /// Follows a thread until the followed entry reaches a checkpoint or `window` (virtual
+    /// time) ends, sending each new step to `progress`.
     pub(crate) async fn wait(
         &self,
         account: &str,
         thread_id: &str,
         follow: Follow,
+        window: Duration,
         progress: Option<ProgressSink>,
-    ) -> ToolOutput {
-        let window = CALL_WAIT.try_with(|w| *w).unwrap_or(self.call_wait);
+    ) -> Result<Checkpoint, ThreadError> {
         let deadline = self.clock.now() + to_chrono(window);
         let mut seen_activity = None;
         loop {
@@ -270,62 +301,73 @@ impl Engine {
             tokio::pin!(notified);
             notified.as_mut().enable();
             let now = self.clock.now();
-            let step = self.observe(account, thread_id, |thread, ctx| {
-                let seen = *seen_activity.get_or_insert(match follow {
-                    // Activity of a message starts at its delivery; report all of it.
-                    Follow::Message(id) => thread
-                        .activity
+            let (fresh, reached, next_event) =
+                self.observe(account, thread_id, |thread, links| {
+                    let seen = *seen_activity.get_or_insert(match follow {
+                        // Activity of a message starts at its delivery; report all of it.
+                        Follow::Message(id) => thread
+                            .activity
+                            .iter()
+                            .position(|a| a.message_id == id)
+                            .unwrap_or(thread.activity.len()),
+                        Follow::Latest { activity_from } => {
+                            activity_from.min(thread.activity.len())
+                        }
+                    });
+                    let fresh: Vec<String> = thread.activity[seen..]
                         .iter()
-                        .position(|a| a.message_id == id)
-                        .unwrap_or(thread.activity.len()),
-                    Follow::Latest { activity_from } => activity_from.min(thread.activity.len()),
-                });
-                let fresh: Vec<String> = thread.activity[seen..]
-                    .iter()
-                    .map(|a| a.message.clone())
-                    .collect();
-                seen_activity = Some(thread.activity.len());
-                let index = match follow {
-                    Follow::Message(id) => thread.entry_for_message(id),
-                    Follow::Latest { .. } => thread.entries.len().checked_sub(1),
-                };
-                // A queued message that a cancel dropped before it ran never gets an entry.
-                let dropped = match follow {
-                    Follow::Message(id) => {
-                        index.is_none() && !thread.queue.iter().any(|q| q.message_id == id)
-                    }
-                    Follow::Latest { .. } => false,
-                };
-                let reached = index
-                    .map(|i| &thread.entries[i])
-                    .filter(|entry| !matches!(entry.phase, Phase::Running { .. }))
-                    .map(|entry| render::checkpoint_result(thread, entry, ctx));
-                let result = match reached {
-                    Some(result) => Some(result),
-                    None if dropped => Some(render::dropped_message_result(thread)),
-                    None if now >= deadline => Some(render::timeout_result(thread)),
-                    None => None,
-                };
-                (fresh, result, thread.next_event_at())
-            });
-            let (fresh, result, next_event) = match step {
-                Ok(step) => step,
-                Err(e) => return e.into_output(),
-            };
+                        .map(|a| a.message.clone())
+                        .collect();
+                    seen_activity = Some(thread.activity.len());
+                    let index = match follow {
+                        Follow::Message(id) => thread.entry_for_message(id),
+                        Follow::Latest { .. } => thread.entries.len().checked_sub(1),
+                    };
+                    // A queued message that a cancel dropped before it ran never gets an entry.
+                    let dropped = match follow {
+                        Follow::Message(id) => {
+                            index.is_none() && !thread.queue.iter().any(|q| q.message_id == id)
+                        }
+                        Follow::Latest { .. } => false,
+                    };
+                    let checkpoint = index
+                        .map(|i| &thread.entries[i])
+                        .filter(|entry| !matches!(entry.phase, Phase::Running { .. }))
+                        .map(|entry| view::checkpoint(thread, entry, links));
+                    let reached = match checkpoint {
+                        Some(checkpoint) => Some(checkpoint),
+                        None if dropped => Some(view::dropped_message(thread)),
+                        None if now >= deadline => Some(view::timeout(thread)),
+                        None => None,
+                    };
+                    (fresh, reached, thread.next_event_at())
+                })?;
             if let Some(sink) = &progress {
                 for line in fresh {
                     // A closed sink means the client went away; Computer carries on regardless.
                     let _ = sink.send(line);
                 }
             }
-            if let Some(result) = result {
-                return result;
+            if let Some(checkpoint) = reached {
+                return Ok(checkpoint);
             }
-            let wake = next_event.map_or(deadline, |at| at.min(deadline));
-            tokio::select! {
-                () = self.clock.sleep_until(wake) => {}
-                () = notified => {}
-            }
+            self.sleep_until_change(notified, next_event, deadline)
+                .await;
+        }
+    }
+
+    /// The one wait of the engine: until the thread's next scripted event, the call's deadline
+    /// or a change someone else made, whichever comes first.
+    async fn sleep_until_change(
+        &self,
+        changed: std::pin::Pin<&mut tokio::sync::futures::Notified<'_>>,
+        next_event: Option<DateTime<Utc>>,
+        deadline: DateTime<Utc>,
+    ) {
+        let wake = next_event.map_or(deadline, |at| at.min(deadline));
+        tokio::select! {
+            () = self.clock.sleep_until(wake) => {}
+            () = changed => {}
         }
     }
 
@@ -406,17 +448,4 @@ pub(crate) enum DownloadError {
     Unknown,
     /// The URL is past its expiry.
     Expired,
-}
-
-/// Percent-encodes a path segment.
-pub(crate) fn urlencode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

@@ -11,232 +11,40 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+mod entry;
+
+pub(crate) use entry::{
+    Activity, Asset, Entry, InputKind, Phase, QueuedMessage, Request, RequestKind, RequestState,
+    Role, StepRecord,
+};
+
 use crate::clock::to_chrono;
 use crate::fixtures::{
-    FileSpec, InteractionSpec, LoadedScenario, Outcome, QuestionSpec, Segment, SignInSpec,
-    SourceSpec, StepEnd,
+    FileSpec, InteractionSpec, LoadedScenario, Outcome, Segment, SourceSpec, StepEnd,
 };
 use crate::world::TaskSettings;
 
 /// Most sources a result carries.
 pub(crate) const MAX_SOURCES: usize = 50;
 
-/// Computer's status for a request, as `task_status` reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TaskStatus {
-    Working,
-    InputRequired,
-    Completed,
-    Failed,
-    Cancelled,
-}
-
-impl TaskStatus {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Working => "working",
-            Self::InputRequired => "input_required",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
-    }
-}
-
-/// A step as `read_thread` and `tasks/get` list it.
-#[derive(Debug, Clone)]
-pub(crate) struct StepRecord {
-    pub(crate) id: String,
-    pub(crate) title: String,
-    pub(crate) kind: String,
-    pub(crate) status: &'static str,
-    pub(crate) started_at: DateTime<Utc>,
-    pub(crate) completed_at: Option<DateTime<Utc>>,
-    pub(crate) sources: Vec<SourceSpec>,
-}
-
-/// A file a turn produced; also a durable asset of the thread.
-#[derive(Debug, Clone)]
-pub(crate) struct Asset {
-    pub(crate) asset_id: String,
-    pub(crate) entry_id: String,
-    pub(crate) spec: FileSpec,
-    pub(crate) created_at: DateTime<Utc>,
-    pub(crate) root_asset_id: Option<String>,
-    pub(crate) parent_asset_id: Option<String>,
-}
-
-/// Something the request waits on that a follow-up tool or a page resolves.
-#[derive(Debug, Clone)]
-pub(crate) struct Request {
-    /// The `followup_uuid` / `answer_submission_uuid` / sign-in request id.
-    pub(crate) id: String,
-    pub(crate) kind: RequestKind,
-    pub(crate) state: RequestState,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) enum RequestKind {
-    Question(Vec<QuestionSpec>),
-    Confirm {
-        action: String,
-        approved_text: Option<String>,
-    },
-    SignIn(SignInSpec),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RequestState {
-    Open,
-    Answered,
-    Denied,
-    /// The user dismissed a sign-in: the task goes on without that connector.
-    Dismissed,
-    /// The user finished the sign-in on the page before telling Computer.
-    CompletedOnPage,
-}
-
-/// What a request in `input_required` waits on.
-#[derive(Debug, Clone)]
-pub(crate) enum InputKind {
-    /// Questions and confirmations.
-    Prompts,
-    /// Connector sign-ins.
-    SignIns,
-    /// A form that only Perplexity can show.
-    Interaction { request_id: String, title: String },
-    /// Two-factor authentication, done outside; a message continues.
-    TwoFactor,
-    /// Credits ran out; a message after a top-up continues.
-    Credits,
-}
-
-/// Where the request in progress is.
-#[derive(Debug, Clone)]
-pub(crate) enum Phase {
-    /// Executing `segment`; step `index` starts (or the outcome happens) at `at`.
-    Running {
-        segment: Segment,
-        index: usize,
-        at: DateTime<Utc>,
-    },
-    Sleeping {
-        wake_at: DateTime<Utc>,
-        then: Segment,
-    },
-    Input {
-        kind: InputKind,
-        requests: Vec<Request>,
-        then: Segment,
-        denied: Option<Segment>,
-    },
-    Waiting {
-        then: Option<Segment>,
-    },
-    Completed {
-        waiting_on_user: bool,
-    },
-    Failed,
-    Cancelled,
-}
-
-/// Who wrote a transcript message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    User,
-    Computer,
-}
-
-/// One turn: a user message and what Computer did with it.
-#[derive(Debug, Clone)]
-pub(crate) struct Entry {
-    pub(crate) id: String,
-    /// Ties the entry to the call that sent its message (for queued messages).
-    pub(crate) message_id: u64,
-    pub(crate) created_at: DateTime<Utc>,
-    pub(crate) transcript: Vec<(Role, String)>,
-    pub(crate) steps: Vec<StepRecord>,
-    pub(crate) sources: Vec<SourceSpec>,
-    pub(crate) files: Vec<String>,
-    pub(crate) optional_auth: Vec<SignInSpec>,
-    pub(crate) phase: Phase,
-    /// Text of the latest outcome, the `text` of results.
-    pub(crate) outcome_text: String,
-    /// Requests this entry waited on earlier and no longer does (answered, denied, completed on
-    /// the page, superseded), so a late answer can be told "already answered".
-    pub(crate) past_requests: Vec<Request>,
-    /// Whether the step that is running has been recorded as started.
-    step_open: bool,
-    /// Bumped on every change a waiting call could report.
-    pub(crate) checkpoint: u64,
-    /// The mode, model and effort the request ran with (`None` for scripted history).
-    pub(crate) settings: Option<TaskSettings>,
-}
-
-impl Entry {
-    /// The request's `task_status`.
-    pub(crate) fn task_status(&self) -> TaskStatus {
-        match &self.phase {
-            Phase::Running { .. } | Phase::Sleeping { .. } | Phase::Waiting { .. } => {
-                TaskStatus::Working
-            }
-            Phase::Input { .. } => TaskStatus::InputRequired,
-            Phase::Completed { waiting_on_user } => {
-                if *waiting_on_user {
-                    TaskStatus::InputRequired
-                } else {
-                    TaskStatus::Completed
-                }
-            }
-            Phase::Failed => TaskStatus::Failed,
-            Phase::Cancelled => TaskStatus::Cancelled,
-        }
-    }
-
-    /// Whether the request can still change without a new message.
-    pub(crate) fn is_active(&self) -> bool {
-        matches!(
-            self.phase,
-            Phase::Running { .. } | Phase::Sleeping { .. } | Phase::Input { .. }
-        )
-    }
-
-    /// Open requests, in order.
-    pub(crate) fn open_requests(&self) -> impl Iterator<Item = &Request> {
-        let requests: &[Request] = match &self.phase {
-            Phase::Input { requests, .. } => requests,
-            _ => &[],
-        };
-        requests.iter().filter(|r| r.state == RequestState::Open)
-    }
-}
-
-/// A message sent while Computer was busy; it runs when the current request stops.
-#[derive(Debug, Clone)]
-pub(crate) struct QueuedMessage {
-    pub(crate) message_id: u64,
-    pub(crate) text: String,
-    pub(crate) attachments: Vec<String>,
-    pub(crate) queued_at: DateTime<Utc>,
-}
-
-/// A progress line for calls that follow the thread with a progress token.
-#[derive(Debug, Clone)]
-pub(crate) struct Activity {
-    pub(crate) message_id: u64,
-    pub(crate) message: String,
-}
-
 /// One conversation with Computer.
 #[derive(Debug)]
 pub(crate) struct Thread {
+    /// The thread id (a UUID).
     pub(crate) id: String,
+    /// The account that started it.
     pub(crate) owner: String,
+    /// The script it follows.
     pub(crate) scenario: Arc<LoadedScenario>,
+    /// The scripted turn the next new request takes.
     pub(crate) next_turn: usize,
+    /// Its turns, oldest first.
     pub(crate) entries: Vec<Entry>,
+    /// Messages sent while Computer was busy.
     pub(crate) queue: VecDeque<QueuedMessage>,
+    /// Every file its turns produced.
     pub(crate) assets: Vec<Asset>,
+    /// Progress lines, for calls that follow it.
     pub(crate) activity: Vec<Activity>,
     /// `read_thread` calls that found the state unloadable so far (see `web_state_error`).
     pub(crate) web_state_failures: u32,
@@ -264,7 +72,9 @@ pub(crate) struct Thread {
 /// The Project a conversation started inside.
 #[derive(Debug, Clone)]
 pub(crate) struct ProjectContext {
+    /// The Project's name.
     pub(crate) name: String,
+    /// Its instructions, if any.
     pub(crate) instructions: Option<String>,
     /// `private` or `project`.
     pub(crate) visibility: String,
@@ -282,6 +92,7 @@ pub(crate) enum Delivery {
 }
 
 impl Thread {
+    /// A new thread of `owner` following `scenario`, with its scripted history dated before `now`.
     pub(crate) fn new(owner: &str, scenario: Arc<LoadedScenario>, now: DateTime<Utc>) -> Self {
         let mut thread = Self {
             id: Uuid::new_v4().to_string(),
@@ -883,29 +694,6 @@ impl Thread {
             self.resolve(request_id, RequestState::CompletedOnPage, now);
         }
         completes
-    }
-}
-
-impl Entry {
-    fn blank(message_id: u64, at: DateTime<Utc>) -> Self {
-        Self {
-            id: Uuid::new_v4().to_string(),
-            message_id,
-            created_at: at,
-            transcript: Vec::new(),
-            steps: Vec::new(),
-            sources: Vec::new(),
-            files: Vec::new(),
-            optional_auth: Vec::new(),
-            phase: Phase::Completed {
-                waiting_on_user: false,
-            },
-            outcome_text: String::new(),
-            past_requests: Vec::new(),
-            step_open: false,
-            checkpoint: 0,
-            settings: None,
-        }
     }
 }
 

@@ -1,512 +1,236 @@
-//! Streamable HTTP for the handshake protocol era (2025-03-26, 2025-06-18, 2025-11-25).
+//! The MCP endpoint, `/rest/computer/mcp`: one URL for both protocol eras.
 //!
-//! `initialize` opens a session (`Mcp-Session-Id`), later requests must carry it and a matching
-//! `MCP-Protocol-Version`; a POSTed request is answered as JSON, or as an SSE stream when the
-//! call asked for progress; GET opens the standalone stream; DELETE ends the session.
-//! Session-less requests of the stateless era (2026-07-28, `server/discover` first) go to
-//! `modern`.
+//! Every request is authenticated first (a 401 carries the challenge that points at the OAuth
+//! metadata), then checked as Streamable HTTP (content type, `Accept`), parsed once, and handed
+//! to its era: a session-less request that shows a 2026-07-28 sign goes to [`stateless`],
+//! everything else to [`handshake`], so a conversation never mixes them. Both eras run tool
+//! calls through [`call`], and offer [`tasks`] and in-call [`elicitation`] as flows; all of
+//! them sit on the service and none calls another.
 
-use std::collections::HashMap;
-use std::convert::Infallible;
-use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
+pub(crate) mod call;
+pub(crate) mod elicitation;
+pub(crate) mod handshake;
+mod origin;
+pub(crate) mod stateless;
+pub(crate) mod tasks;
 
+use std::sync::Arc;
+
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
-use futures::future::BoxFuture;
-use serde_json::{Value, json};
-use tokio::sync::{mpsc, watch};
-use tokio_stream::wrappers::{UnboundedReceiverStream, WatchStream};
-use uuid::Uuid;
+use axum::routing::get;
 
-use super::engine::ProgressSink;
-use super::jsonrpc::{
-    self, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
-    SERVER_ERROR, SESSION_NOT_FOUND,
-};
-use super::modern;
-use super::tools::{self, CallContext};
-use crate::AppState;
-use crate::oauth;
+use super::model::jsonrpc::{ErrorData, Incoming};
+use super::service::Service;
+use crate::clock::iso;
+use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
+use crate::oauth::resource::{self, MCP_PATH};
+use elicitation::Elicitations;
+use handshake::{SESSION_HEADER, Sessions};
+use tasks::Tasks;
 
-/// Protocol versions of the handshake era this mock speaks, newest first.
-pub const HANDSHAKE_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-/// The version a session gets when the client offers one the mock does not speak.
-pub const LATEST_HANDSHAKE_VERSION: &str = HANDSHAKE_VERSIONS[0];
-
-/// What the server tells a client about using it, in both eras.
-pub(crate) const INSTRUCTIONS: &str = "Perplexity Computer runs long, multi-step tasks. Start or \
-    continue one with call_perplexity_computer and reuse its thread_id. After a `timeout`, call \
-    read_thread; answer questions with answer_question, approvals with \
-    confirm_action_approve/deny, and call notify_connected after a sign-in.";
-
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
-
-/// One MCP session.
-#[derive(Debug, Clone)]
-pub(crate) struct Session {
-    pub(crate) account: String,
-    pub(crate) protocol_version: String,
-    pub(crate) initialized: bool,
-    /// The `capabilities` the client declared in `initialize`.
-    pub(crate) capabilities: Value,
-    /// This session's id (`Mcp-Session-Id`).
-    pub(crate) id: String,
-    /// Flips to `true` when the session ends, closing its GET streams.
-    closed: watch::Sender<bool>,
+/// The endpoint's state: the service, what the transports keep (sessions, tasks, in-call
+/// elicitations) and how requests are authenticated; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    inner: Arc<Parts>,
 }
 
-/// All open sessions.
-#[derive(Debug, Default)]
-pub(crate) struct Sessions {
-    sessions: Mutex<HashMap<String, Session>>,
+struct Parts {
+    service: Service,
+    sessions: Sessions,
+    tasks: Tasks,
+    elicitations: Arc<Elicitations>,
+    authenticator: Authenticator,
+    base_url: String,
+    mcp_resource: String,
 }
 
-impl Sessions {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+impl Endpoint {
+    /// The endpoint of a mock whose URLs start with `base_url`.
+    pub(crate) fn new(service: Service, authenticator: Authenticator, base_url: &str) -> Self {
+        Self {
+            inner: Arc::new(Parts {
+                service,
+                sessions: Sessions::default(),
+                tasks: Tasks::default(),
+                elicitations: Arc::default(),
+                authenticator,
+                base_url: base_url.to_owned(),
+                mcp_resource: resource::mcp_resource(base_url),
+            }),
+        }
     }
 
-    fn get(&self, id: &str) -> Option<Session> {
-        self.lock().get(id).cloned()
+    /// The MCP route, guarded against DNS rebinding.
+    pub(crate) fn routes<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
+        let origins = origin::Origins::of(&self.inner.base_url);
+        Router::new()
+            .route(MCP_PATH, get(stream).post(post).delete(delete))
+            .route_layer(middleware::from_fn_with_state(origins, origin::guard))
+            .with_state(self.clone())
+    }
+
+    /// Forgets every thread, task and pending in-call question (`POST /_mock/reset`); a later
+    /// answer or poll is refused as unknown.
+    pub(crate) fn reset(&self) {
+        self.inner.service.reset();
+        self.inner.tasks.clear();
+        self.inner.elicitations.clear();
     }
 }
 
-/// An HTTP answer carrying a JSON-RPC error body.
-fn rpc_error(status: StatusCode, id: Option<&Value>, error: &RpcError) -> Response {
-    (status, axum::Json(error.response(id))).into_response()
+/// The MCP endpoint as a surface that authenticates: OAuth tokens must be issued for it, and a
+/// failure is a 401 with a JSON-RPC body and a challenge pointing at the resource metadata.
+pub(crate) struct Mcp;
+
+impl Surface<Endpoint> for Mcp {
+    type Rejection = ErrorData;
+
+    fn authenticator(endpoint: &Endpoint) -> &Authenticator {
+        &endpoint.inner.authenticator
+    }
+
+    fn audience(endpoint: &Endpoint) -> Audience<'_> {
+        Audience::Resource(&endpoint.inner.mcp_resource)
+    }
+
+    fn reject(endpoint: &Endpoint, failure: AuthFailure) -> ErrorData {
+        let why = refusal_reason(&endpoint.inner.mcp_resource, &failure);
+        let challenge = resource::challenge(&endpoint.inner.base_url, &why);
+        ErrorData::unauthorized(format!("Unauthorized: {why}"), challenge)
+    }
 }
 
-fn transport_error(status: StatusCode, code: i64, message: impl Into<String>) -> Response {
-    rpc_error(status, None, &RpcError::new(code, message))
+/// The sentence a 401 from the MCP endpoint gives for `failure`.
+fn refusal_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
+    match failure {
+        AuthFailure::NoDefaultAccount => "the built-in account `alice` is missing".to_owned(),
+        AuthFailure::MissingHeader => "Authorization header missing: sign in with OAuth (see the \
+            resource_metadata URL), or send `Authorization: Bearer alice-dev-token` (or \
+            bob-dev-token)"
+            .to_owned(),
+        AuthFailure::NoBearerToken | AuthFailure::UnknownToken => "the bearer token is not valid \
+            for this server: sign in again, or use alice-dev-token or bob-dev-token"
+            .to_owned(),
+        AuthFailure::Revoked => "the access token was revoked (its authorization code or refresh \
+            token was reused): sign in again"
+            .to_owned(),
+        AuthFailure::Expired { at } => format!(
+            "the access token expired at {}: use the refresh token for a new one",
+            iso(*at)
+        ),
+        AuthFailure::WrongResource { issued_for } => format!(
+            "the access token was issued for resource {issued_for}, not for this MCP endpoint \
+             ({mcp_resource})"
+        ),
+        AuthFailure::AccountGone => {
+            "the account this token was issued for no longer exists".to_owned()
+        }
+    }
 }
 
 /// `POST /rest/computer/mcp`.
-pub(crate) async fn post(State(app): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    let account = match oauth::authenticate(&app, &headers) {
-        Ok(account) => account,
-        Err(challenge) => return challenge,
-    };
+async fn post(
+    State(endpoint): State<Endpoint>,
+    Authenticated { account, .. }: Authenticated<Mcp>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let parts = &*endpoint.inner;
     if !content_type_is_json(&headers) {
-        return transport_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            SERVER_ERROR,
+        return ErrorData::unsupported_media_type(
             "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
-        );
+        )
+        .into_response();
     }
     if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
-        return transport_error(
-            StatusCode::NOT_ACCEPTABLE,
-            SERVER_ERROR,
+        return ErrorData::not_acceptable(
             "Not Acceptable: the Accept header must list both application/json and text/event-stream",
-        );
+        )
+        .into_response();
     }
-    let parsed: Value = match serde_json::from_slice(&body) {
-        Ok(value) => value,
-        Err(e) => {
-            return transport_error(
-                StatusCode::BAD_REQUEST,
-                PARSE_ERROR,
-                format!("Parse error: the body is not valid JSON ({e})"),
-            );
-        }
-    };
-    let message = match jsonrpc::classify(&parsed) {
+    let message = match Incoming::parse(&body) {
         Ok(message) => message,
-        Err((id, error)) => return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), &error),
+        Err(error) => return error.into_response(),
     };
-
-    if modern::is_modern(&headers, &message) {
-        return modern::post(app, account, &headers, message).await;
+    if stateless::claims(&headers, &message) {
+        let service = parts.service.clone();
+        let elicitations = parts.elicitations.clone();
+        return stateless::post(
+            service,
+            &parts.tasks,
+            elicitations,
+            account,
+            &headers,
+            message,
+        )
+        .await;
     }
-    if let Incoming::Request { id, method, params } = &message {
+    if let Incoming::Request(request) = &message {
         // An initialize that carries a session id is aimed at that session (which is already
         // initialized, or unknown), not a request for a new one.
-        if method == "initialize" && !headers.contains_key(SESSION_HEADER) {
-            return initialize(&app, &account.id, id, params);
+        if request.method == "initialize" && !headers.contains_key(SESSION_HEADER) {
+            return parts.sessions.initialize(&account.id, request);
         }
     }
-
-    let (session_id, session) = match open_session(&app, &headers, &account.id) {
-        Ok(found) => found,
-        Err(response) => return response,
+    let session = match parts.sessions.open(&headers, &account.id) {
+        Ok(session) => session,
+        Err(error) => return error.into_response(),
     };
-
     match message {
         Incoming::Notification { method } => {
-            if method == "notifications/initialized"
-                && let Some(s) = app.sessions().lock().get_mut(&session_id)
-            {
-                s.initialized = true;
-            }
+            parts.sessions.notified(&session, &method);
             StatusCode::ACCEPTED.into_response()
         }
-        Incoming::Response => {
+        Incoming::Response { id, result } => {
             // The answer to a server request (an in-call elicitation) the client POSTed back.
-            super::elicitation::deliver(&app, &session_id, &parsed);
+            handshake::response(&parts.elicitations, &session, &id, result);
             StatusCode::ACCEPTED.into_response()
         }
-        Incoming::Request { id, method, params } => {
-            request(app, account, session, id, &method, params).await
+        Incoming::Request(request) => {
+            let service = parts.service.clone();
+            let elicitations = parts.elicitations.clone();
+            handshake::request(service, elicitations, account, session, request).await
         }
-    }
-}
-
-fn initialize(app: &AppState, account: &str, id: &Value, params: &Value) -> Response {
-    let requested = params.get("protocolVersion").and_then(Value::as_str);
-    let Some(requested) = requested else {
-        let error = RpcError::new(
-            INVALID_PARAMS,
-            "initialize needs params.protocolVersion, for example \"2025-11-25\"",
-        );
-        return rpc_error(StatusCode::BAD_REQUEST, Some(id), &error);
-    };
-    // Echo a version we speak; otherwise counter-offer the newest one (MCP lifecycle rules).
-    let version = HANDSHAKE_VERSIONS
-        .iter()
-        .find(|v| **v == requested)
-        .copied()
-        .unwrap_or(LATEST_HANDSHAKE_VERSION);
-    let session_id = Uuid::new_v4().simple().to_string();
-    let (closed, _) = watch::channel(false);
-    app.sessions().lock().insert(
-        session_id.clone(),
-        Session {
-            account: account.to_owned(),
-            protocol_version: version.to_owned(),
-            initialized: false,
-            capabilities: params.get("capabilities").cloned().unwrap_or(json!({})),
-            id: session_id.clone(),
-            closed,
-        },
-    );
-    let result = json!({
-        "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {
-            "name": "perplexity-computer-mock",
-            "title": "Perplexity Computer (mock)",
-            "version": env!("CARGO_PKG_VERSION"),
-        },
-        "instructions": INSTRUCTIONS,
-    });
-    let mut response = axum::Json(jsonrpc::success(id, result)).into_response();
-    if let Ok(value) = HeaderValue::from_str(&session_id) {
-        response.headers_mut().insert(SESSION_HEADER, value);
-    }
-    response
-}
-
-async fn request(
-    app: AppState,
-    account: crate::world::Account,
-    session: Session,
-    id: Value,
-    method: &str,
-    params: Value,
-) -> Response {
-    let result = match method {
-        "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({"tools": tools::catalog()})),
-        "initialize" => {
-            let error = RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: this session is already initialized. To start a new session, \
-                 send initialize without an Mcp-Session-Id header.",
-            );
-            return rpc_error(StatusCode::BAD_REQUEST, Some(&id), &error);
-        }
-        "tools/call" => {
-            if session.capabilities.get("elicitation").is_some() {
-                return super::elicitation::handshake_call(app, account, session, id, params).await;
-            }
-            return call_tool(app, account, &session.protocol_version, id, params).await;
-        }
-        other => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {other}. This server offers ping, tools/list and tools/call."
-            ),
-        )),
-    };
-    match result {
-        Ok(result) => axum::Json(jsonrpc::success(&id, result)).into_response(),
-        Err(error) => rpc_error(StatusCode::OK, Some(&id), &error),
-    }
-}
-
-/// Answers `tools/call` for a client on protocol `version` (either era).
-pub(super) async fn call_tool(
-    app: AppState,
-    account: crate::world::Account,
-    version: &str,
-    id: Value,
-    params: Value,
-) -> Response {
-    let Some(name) = params
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        let error = RpcError::new(
-            INVALID_PARAMS,
-            "tools/call needs params.name, the tool to call",
-        );
-        return rpc_error(StatusCode::OK, Some(&id), &error);
-    };
-    if !tools::is_tool(&name) {
-        let error = RpcError::new(
-            INVALID_PARAMS,
-            format!(
-                "Unknown tool: {name}. Call tools/list for the twelve tools this server offers."
-            ),
-        );
-        return rpc_error(StatusCode::OK, Some(&id), &error);
-    }
-    let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let version = version.to_owned();
-    let runner: Runner = Box::new(move |ctx, progress, _| {
-        Box::pin(async move {
-            let output = tools::call(&ctx, &name, arguments, progress).await;
-            call_result(&output, &version)
-        })
-    });
-    run_call(app, account, id, progress_token(&params), false, runner).await
-}
-
-/// Sends server-to-client messages (requests) on the call's SSE stream.
-pub(super) type ServerMessages = mpsc::UnboundedSender<Value>;
-
-/// Runs a call and produces its JSON-RPC `result` (whatever the era and flow make of it).
-pub(super) type Runner = Box<
-    dyn FnOnce(
-            CallContext,
-            Option<ProgressSink>,
-            Option<ServerMessages>,
-        ) -> BoxFuture<'static, Value>
-        + Send,
->;
-
-/// The request's progress token, if it sent a usable one.
-pub(super) fn progress_token(params: &Value) -> Option<Value> {
-    params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
-        .filter(|t| t.is_string() || t.is_number())
-        .cloned()
-}
-
-/// Answers a call as JSON, or (with a progress token) as an SSE stream of progress
-/// notifications followed by the result.
-pub(super) async fn run_call(
-    app: AppState,
-    account: crate::world::Account,
-    id: Value,
-    progress_token: Option<Value>,
-    stream: bool,
-    runner: Runner,
-) -> Response {
-    let ctx = CallContext {
-        engine: app.engine(),
-        account,
-    };
-    if progress_token.is_none() && !stream {
-        let result = runner(ctx, None, None).await;
-        return axum::Json(jsonrpc::success(&id, result)).into_response();
-    }
-
-    // With a progress token (or server requests to send) the answer is an SSE stream: progress
-    // notifications and server requests, then the result.
-    // One task runs the call and relays its progress lines, so none can overtake the result.
-    let token = progress_token;
-    let (events, receiver) = mpsc::unbounded_channel::<Value>();
-    let (progress, mut lines) = mpsc::unbounded_channel::<String>();
-    let task = tokio::spawn(async move {
-        let notify = |count: u64, line: String| {
-            let params = json!({"progressToken": token, "progress": count, "message": line});
-            jsonrpc::notification("notifications/progress", params)
-        };
-        let sink = token.is_some().then_some(progress);
-        let call = runner(ctx, sink, Some(events.clone()));
-        tokio::pin!(call);
-        let mut count = 0u64;
-        let output = loop {
-            tokio::select! {
-                biased;
-                Some(line) = lines.recv() => {
-                    count += 1;
-                    let _ = events.send(notify(count, line));
-                }
-                output = &mut call => break output,
-            }
-        };
-        while let Ok(line) = lines.try_recv() {
-            count += 1;
-            let _ = events.send(notify(count, line));
-        }
-        let _ = events.send(jsonrpc::success(&id, output));
-    });
-    let guard = AbortOnDrop(task);
-    let mut event_id = 0u64;
-    // The channel closes after the result, which ends the stream, as the transport recommends.
-    let stream = UnboundedReceiverStream::new(receiver).map(move |message| {
-        let _abort_the_call_when_the_client_goes_away = &guard;
-        event_id += 1;
-        Ok::<_, Infallible>(
-            Event::default()
-                .event("message")
-                .id(event_id.to_string())
-                .data(message.to_string()),
-        )
-    });
-    Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
-}
-
-/// The `CallToolResult` for `version`; modern results also carry `resultType` and server info.
-pub(super) fn call_result(output: &super::render::ToolOutput, version: &str) -> Value {
-    let mut result = output.to_call_result(version);
-    if version == modern::MODERN_VERSION {
-        modern::finish_result(&mut result, "complete");
-    }
-    result
-}
-
-/// Aborts the call when the client drops the stream (Computer itself carries on).
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 
 /// `GET /rest/computer/mcp`: the standalone server-to-client stream.
-pub(crate) async fn get(State(app): State<AppState>, headers: HeaderMap) -> Response {
-    let account = match oauth::authenticate(&app, &headers) {
-        Ok(account) => account,
-        Err(challenge) => return challenge,
-    };
-    if let Some(refusal) = modern::refuse_non_post(&headers) {
-        return refusal;
+async fn stream(
+    State(endpoint): State<Endpoint>,
+    Authenticated { account, .. }: Authenticated<Mcp>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refusal) = stateless::refuse_non_post(&headers) {
+        return refusal.into_response();
     }
     if !accepts(&headers, "text/event-stream") {
-        return transport_error(
-            StatusCode::NOT_ACCEPTABLE,
-            SERVER_ERROR,
+        return ErrorData::not_acceptable(
             "Not Acceptable: the GET stream needs Accept: text/event-stream",
-        );
+        )
+        .into_response();
     }
-    let (_, session) = match open_session(&app, &headers, &account.id) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    // The mock sends nothing unsolicited in this era; the stream stays open until the session ends.
-    let closed = WatchStream::new(session.closed.subscribe());
-    let stream = closed
-        .take_while(|closed| futures::future::ready(!closed))
-        .filter_map(|_| futures::future::ready(None::<Result<Event, Infallible>>));
-    Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+    match endpoint.inner.sessions.open(&headers, &account.id) {
+        Ok(session) => handshake::stream(&session),
+        Err(error) => error.into_response(),
+    }
 }
 
 /// `DELETE /rest/computer/mcp`: ends the session.
-pub(crate) async fn delete(State(app): State<AppState>, headers: HeaderMap) -> Response {
-    let account = match oauth::authenticate(&app, &headers) {
-        Ok(account) => account,
-        Err(challenge) => return challenge,
-    };
-    if let Some(refusal) = modern::refuse_non_post(&headers) {
-        return refusal;
+async fn delete(
+    State(endpoint): State<Endpoint>,
+    Authenticated { account, .. }: Authenticated<Mcp>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refusal) = stateless::refuse_non_post(&headers) {
+        return refusal.into_response();
     }
-    let session_id = match session_id(&headers) {
-        Ok(id) => id,
-        Err(response) => return response,
-    };
-    let mut sessions = app.sessions().lock();
-    match sessions.get(&session_id) {
-        Some(session) if session.account == account.id => {
-            if let Some(session) = sessions.remove(&session_id) {
-                let _ = session.closed.send(true);
-            }
-            StatusCode::OK.into_response()
-        }
-        _ => session_not_found(),
-    }
-}
-
-/// 404 for an unknown, ended or someone else's session, as the transport spec requires.
-fn session_not_found() -> Response {
-    transport_error(
-        StatusCode::NOT_FOUND,
-        SESSION_NOT_FOUND,
-        "Session not found: it ended or never existed. Send a new initialize request without an \
-         Mcp-Session-Id header.",
-    )
-}
-
-fn session_id(headers: &HeaderMap) -> Result<String, Response> {
-    headers
-        .get(SESSION_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            transport_error(
-                StatusCode::BAD_REQUEST,
-                SERVER_ERROR,
-                "Bad Request: Mcp-Session-Id header is required. Send initialize first and echo \
-                 the Mcp-Session-Id it returns on every later request.",
-            )
-        })
-}
-
-/// The session a request names, checked: it exists, belongs to `account`, and the request's
-/// `MCP-Protocol-Version` is one this server speaks.
-fn open_session(
-    app: &AppState,
-    headers: &HeaderMap,
-    account: &str,
-) -> Result<(String, Session), Response> {
-    let session_id = session_id(headers)?;
-    let session = app
-        .sessions()
-        .get(&session_id)
-        .filter(|s| s.account == account)
-        .ok_or_else(session_not_found)?;
-    check_version_header(headers, &session)?;
-    Ok((session_id, session))
-}
-
-fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Response> {
-    // Absent means 2025-03-26 (transport spec). A supported version other than the negotiated
-    // one is tolerated, as the official conformance runner sends 2025-03-26 on a 2025-11-25
-    // session; only a value this server does not speak is refused.
-    let Some(value) = headers.get(VERSION_HEADER) else {
-        return Ok(());
-    };
-    let value = value.to_str().unwrap_or_default();
-    if HANDSHAKE_VERSIONS.contains(&value) {
-        return Ok(());
-    }
-    Err(transport_error(
-        StatusCode::BAD_REQUEST,
-        SERVER_ERROR,
-        format!(
-            "Bad Request: unsupported MCP-Protocol-Version `{value}`; this session negotiated {} \
-             (supported: {})",
-            session.protocol_version,
-            HANDSHAKE_VERSIONS.join(", ")
-        ),
-    ))
+    endpoint.inner.sessions.delete(&headers, &account.id)
 }
 
 fn content_type_is_json(headers: &HeaderMap) -> bool {
@@ -535,14 +259,10 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
         .any(|item| item == media || item == "*/*" || item == format!("{kind}/*"))
 }
 
-impl AppState {
-    fn sessions(&self) -> &Sessions {
-        &self.inner.sessions
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use axum::http::HeaderValue;
+
     use super::*;
 
     #[test]
@@ -556,5 +276,16 @@ mod tests {
         assert!(accepts(&headers, "text/event-stream"));
         headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
         assert!(!accepts(&headers, "text/event-stream"));
+    }
+
+    #[test]
+    fn every_auth_failure_has_a_sentence() {
+        let reason = refusal_reason(
+            "http://x/rest/computer/mcp",
+            &AuthFailure::WrongResource {
+                issued_for: "http://x/v1".into(),
+            },
+        );
+        assert!(reason.contains("http://x/v1") && reason.contains("http://x/rest/computer/mcp"));
     }
 }

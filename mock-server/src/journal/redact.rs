@@ -27,7 +27,7 @@ use crate::oauth::{AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH};
 /// Tests and rules that need to know which token a client sent compare fingerprints:
 /// `assert_eq!(e.request_headers["authorization"], format!("Bearer {}", fingerprint(token)))`.
 pub fn fingerprint(secret: &str) -> String {
-    let digest = crate::oauth::encoding::sha256(secret.as_bytes());
+    let digest = crate::http::sha256::sha256(secret.as_bytes());
     let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     format!("redacted:{hex}")
 }

@@ -13,11 +13,10 @@ use axum::extract::{Form, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::resource::{self, AUTHORIZE_PATH, SCOPE};
 use super::store::Grant;
-use super::{AUTHORIZE_PATH, SCOPE};
 use crate::AppState;
-use crate::computer::engine::urlencode;
-use crate::control::{escape, page};
+use crate::http::encoding::{escape, page, urlencode};
 
 /// `GET /oauth/authorize`.
 pub(crate) async fn authorize(
@@ -93,7 +92,7 @@ fn approve(app: &AppState, grant: Grant, account: &str) -> Response {
     if let Some(state) = state {
         pairs.push(("state", state));
     }
-    pairs.push(("iss", super::issuer(app)));
+    pairs.push(("iss", resource::issuer(app.base_url())));
     redirect(&redirect_uri, &pairs)
 }
 
@@ -201,15 +200,15 @@ fn check(app: &AppState, params: &HashMap<String, String>) -> Result<Grant, Refu
             ));
         }
     };
-    let resource = match params.get("resource") {
+    let target = match params.get("resource") {
         // Clients MUST send it; hosts that don't still get a token for the MCP endpoint.
-        None => super::mcp_resource(app),
-        Some(resource) => super::canonical_resource(app, resource).ok_or_else(|| {
+        None => resource::mcp_resource(app.base_url()),
+        Some(wanted) => resource::canonical_resource(app.base_url(), wanted).ok_or_else(|| {
             refuse(
                 "invalid_target",
                 format!(
-                    "Resource `{resource}` is not protected by this server; use the MCP URL {}.",
-                    super::mcp_resource(app)
+                    "Resource `{wanted}` is not protected by this server; use the MCP URL {}.",
+                    resource::mcp_resource(app.base_url())
                 ),
             )
         })?,
@@ -221,7 +220,7 @@ fn check(app: &AppState, params: &HashMap<String, String>) -> Result<Grant, Refu
         state,
         code_challenge: code_challenge.clone(),
         scope,
-        resource,
+        resource: target,
     })
 }
 
@@ -257,7 +256,7 @@ fn redirect_error(
     if let Some(state) = state {
         pairs.push(("state", state.to_owned()));
     }
-    pairs.push(("iss", super::issuer(app)));
+    pairs.push(("iss", resource::issuer(app.base_url())));
     redirect(uri, &pairs)
 }
 

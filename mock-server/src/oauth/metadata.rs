@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, SCOPE, TOKEN_PATH};
+use super::resource::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, SCOPE, TOKEN_PATH, issuer};
 use crate::AppState;
 
 /// `GET /.well-known/oauth-protected-resource[/rest/computer/mcp]` (RFC 9728).
@@ -19,7 +19,7 @@ pub(crate) async fn protected_resource(State(app): State<AppState>) -> Response 
     Json(json!({
         "resource": format!("{base}{MCP_PATH}"),
         "resource_name": "Perplexity Computer (mock)",
-        "authorization_servers": [super::issuer(&app)],
+        "authorization_servers": [issuer(base)],
         "bearer_methods_supported": ["header"],
         "scopes_supported": [SCOPE],
         "resource_documentation": format!("{base}/_mock"),
@@ -30,7 +30,7 @@ pub(crate) async fn protected_resource(State(app): State<AppState>) -> Response 
 /// `GET /.well-known/oauth-authorization-server` (RFC 8414), also served at the OpenID
 /// configuration URL that clients try next.
 pub(crate) async fn authorization_server(State(app): State<AppState>) -> Response {
-    let issuer = super::issuer(&app);
+    let issuer = issuer(app.base_url());
     Json(json!({
         "issuer": issuer,
         "authorization_endpoint": format!("{issuer}{AUTHORIZE_PATH}"),

@@ -11,8 +11,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use super::SCOPE;
 use super::error::{Code, OAuthError};
+use super::resource::SCOPE;
 use super::store::AuthMethod;
 use crate::AppState;
 

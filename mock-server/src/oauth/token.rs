@@ -14,10 +14,12 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::encoding::{base64_decode, s256_challenge};
 use super::error::{Code, OAuthError};
+use super::pkce::s256_challenge;
+use super::resource::canonical_resource;
 use super::store::{self, AuthMethod, Issued, Store};
 use crate::AppState;
+use crate::http::encoding::base64_decode;
 
 /// `POST /oauth/token` (form-encoded).
 pub(crate) async fn token(
@@ -229,7 +231,7 @@ fn refresh(
         }
         if let Some(resource) = params.get("resource") {
             let same =
-                super::canonical_resource(app, resource).is_some_and(|r| r == found.resource);
+                canonical_resource(app.base_url(), resource).is_some_and(|r| r == found.resource);
             if !same {
                 return Err(CodeError::Refused(OAuthError::new(
                     Code::InvalidTarget,
@@ -329,7 +331,7 @@ fn check_code(
     }
     if let Some(resource) = params.get("resource") {
         let same =
-            super::canonical_resource(app, resource).is_some_and(|r| r == found.grant.resource);
+            canonical_resource(app.base_url(), resource).is_some_and(|r| r == found.grant.resource);
         if !same {
             return Err(OAuthError::new(
                 Code::InvalidTarget,

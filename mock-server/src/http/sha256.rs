@@ -1,8 +1,7 @@
-//! The small encodings OAuth needs: SHA-256 and base64url for PKCE, base64 for HTTP Basic.
+//! SHA-256 (FIPS 180-4), for PKCE's S256 challenge and the journal's credential fingerprints.
 //!
-//! Written out here rather than pulled in as crates: the mock needs one hash and two alphabets,
-//! and keeping them local leaves the dependency tree (and every branch's `Cargo.lock`) as it is.
-//! The tests pin them to RFC 6234 and RFC 7636 vectors.
+//! Written out here rather than pulled in as a crate: the mock needs one hash, and keeping it
+//! local leaves the dependency tree as it is. The tests pin it to the FIPS 180-4 vectors.
 
 const K: [u32; 64] = [
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -75,49 +74,6 @@ pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
     out
 }
 
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// Base64url without padding (RFC 4648 §5), as PKCE's `code_challenge` is written.
-pub(crate) fn base64url(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..=chunk.len() {
-            out.push(char::from(URL_SAFE[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-    }
-    out
-}
-
-/// Decodes standard base64 (padding optional); `None` for anything else.
-pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0u32;
-    for byte in text.bytes() {
-        let value = STANDARD.iter().position(|&c| c == byte)?;
-        buffer = (buffer << 6) | u32::try_from(value).ok()?;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push(u8::try_from((buffer >> bits) & 0xff).ok()?);
-        }
-    }
-    Some(out)
-}
-
-/// The S256 `code_challenge` for a `code_verifier` (RFC 7636 §4.2).
-pub(crate) fn s256_challenge(verifier: &str) -> String {
-    base64url(&sha256(verifier.as_bytes()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,23 +98,5 @@ mod tests {
             )),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
         );
-    }
-
-    #[test]
-    fn the_s256_challenge_matches_rfc_7636_appendix_b() {
-        assert_eq!(
-            s256_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
-    }
-
-    #[test]
-    fn base64_decodes_what_http_basic_sends() {
-        assert_eq!(
-            base64_decode("Y2xpZW50OnNlY3JldA==").as_deref(),
-            Some(&b"client:secret"[..])
-        );
-        assert_eq!(base64_decode("aGk").as_deref(), Some(&b"hi"[..]));
-        assert_eq!(base64_decode("not base64!"), None);
     }
 }

@@ -1,0 +1,522 @@
+//! JSON-RPC 2.0 as MCP uses it: the messages a client POSTs, the one error type every refusal of
+//! the MCP endpoint is, and the envelopes the mock answers with.
+
+use std::fmt;
+
+use axum::Json;
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response as HttpResponse};
+use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde_json::{Number, Value};
+
+/// A request id: a string or an integer (MCP allows no other kind, not even `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum RequestId {
+    /// An integer id.
+    Number(Number),
+    /// A string id.
+    String(String),
+}
+
+impl RequestId {
+    fn from_value(value: Value) -> Option<Self> {
+        match value {
+            Value::String(s) => Some(Self::String(s)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Self::Number(n)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A JSON-RPC error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub(crate) struct ErrorCode(pub(crate) i64);
+
+impl ErrorCode {
+    /// Invalid JSON.
+    pub(crate) const PARSE_ERROR: Self = Self(-32700);
+    /// Not a valid JSON-RPC message.
+    pub(crate) const INVALID_REQUEST: Self = Self(-32600);
+    /// Unknown method.
+    pub(crate) const METHOD_NOT_FOUND: Self = Self(-32601);
+    /// Bad parameters (including an unknown tool).
+    pub(crate) const INVALID_PARAMS: Self = Self(-32602);
+    /// Transport-level problems (missing session id, bad headers, authentication), as the
+    /// TypeScript SDK answers them.
+    pub(crate) const SERVER_ERROR: Self = Self(-32000);
+    /// Unknown or ended session (as the TypeScript SDK answers).
+    pub(crate) const SESSION_NOT_FOUND: Self = Self(-32001);
+    /// A 2026-07-28 header that disagrees with the body (or is missing).
+    pub(crate) const HEADER_MISMATCH: Self = Self(-32020);
+    /// The request needs a client capability the client did not declare on it.
+    pub(crate) const MISSING_CAPABILITY: Self = Self(-32021);
+    /// The request's protocol version is not one this server speaks.
+    pub(crate) const UNSUPPORTED_VERSION: Self = Self(-32022);
+}
+
+/// A refusal of the MCP endpoint: the JSON-RPC error object, the id it answers and the HTTP
+/// status it travels with (plus a header where the status calls for one). Every refusal is
+/// one, and it becomes the response (`IntoResponse`).
+#[derive(Debug, Clone)]
+pub(crate) struct ErrorData {
+    /// The JSON-RPC error code.
+    pub(crate) code: ErrorCode,
+    /// A sentence a person can act on.
+    pub(crate) message: String,
+    /// Extra facts for programs (`error.data`).
+    pub(crate) data: Option<Value>,
+    /// The id answered: a request's id, or `null` when it could not be read.
+    id: Value,
+    status: StatusCode,
+    header: Option<(HeaderName, HeaderValue)>,
+}
+
+impl ErrorData {
+    fn new(code: ErrorCode, status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+            id: Value::Null,
+            status,
+            header: None,
+        }
+    }
+
+    /// The body is not JSON (HTTP 400).
+    pub(crate) fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PARSE_ERROR, StatusCode::BAD_REQUEST, message)
+    }
+
+    /// The body is not a JSON-RPC message the server accepts (HTTP 400).
+    pub(crate) fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, StatusCode::BAD_REQUEST, message)
+    }
+
+    /// An unknown method (HTTP 200, the error is the answer).
+    pub(crate) fn method_not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::METHOD_NOT_FOUND, StatusCode::OK, message)
+    }
+
+    /// Bad parameters (HTTP 200, the error is the answer).
+    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, StatusCode::OK, message)
+    }
+
+    /// A request the server failed to answer (HTTP 200, the error is the answer).
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::SERVER_ERROR, StatusCode::OK, message)
+    }
+
+    /// A transport-level refusal: a missing session id or a bad header (HTTP 400).
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::SERVER_ERROR, StatusCode::BAD_REQUEST, message)
+    }
+
+    /// The body is not `application/json` (HTTP 415).
+    pub(crate) fn unsupported_media_type(message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorCode::SERVER_ERROR,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            message,
+        )
+    }
+
+    /// The `Accept` header rules out what the answer would be (HTTP 406).
+    pub(crate) fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::SERVER_ERROR, StatusCode::NOT_ACCEPTABLE, message)
+    }
+
+    /// A request from a foreign host or origin (HTTP 403).
+    pub(crate) fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::SERVER_ERROR, StatusCode::FORBIDDEN, message)
+    }
+
+    /// A request without a usable token (HTTP 401), with its `WWW-Authenticate` challenge.
+    pub(crate) fn unauthorized(message: impl Into<String>, challenge: Option<HeaderValue>) -> Self {
+        let mut error = Self::new(ErrorCode::SERVER_ERROR, StatusCode::UNAUTHORIZED, message);
+        error.header = challenge.map(|value| (header::WWW_AUTHENTICATE, value));
+        error
+    }
+
+    /// A method other than POST where only POST exists (HTTP 405, `Allow: POST`).
+    pub(crate) fn post_only(message: impl Into<String>) -> Self {
+        let mut error = Self::new(
+            ErrorCode::SERVER_ERROR,
+            StatusCode::METHOD_NOT_ALLOWED,
+            message,
+        );
+        error.header = Some((header::ALLOW, HeaderValue::from_static("POST")));
+        error
+    }
+
+    /// An unknown or ended session (HTTP 404).
+    pub(crate) fn session_not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::SESSION_NOT_FOUND, StatusCode::NOT_FOUND, message)
+    }
+
+    /// A 2026-07-28 routing header that disagrees with the body (HTTP 400).
+    pub(crate) fn header_mismatch(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::HEADER_MISMATCH, StatusCode::BAD_REQUEST, message)
+    }
+
+    /// A capability the request needs but did not declare (HTTP 400).
+    pub(crate) fn missing_capability(message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorCode::MISSING_CAPABILITY,
+            StatusCode::BAD_REQUEST,
+            message,
+        )
+    }
+
+    /// A protocol version this server does not speak (HTTP 400).
+    pub(crate) fn unsupported_version(message: impl Into<String>) -> Self {
+        Self::new(
+            ErrorCode::UNSUPPORTED_VERSION,
+            StatusCode::BAD_REQUEST,
+            message,
+        )
+    }
+
+    /// The same error answering request `id`.
+    pub(crate) fn with_id(mut self, id: Option<RequestId>) -> Self {
+        self.id = id.map_or(Value::Null, |id| match id {
+            RequestId::Number(n) => Value::Number(n),
+            RequestId::String(s) => Value::String(s),
+        });
+        self
+    }
+
+    /// The same error with another HTTP status.
+    pub(crate) fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// The same error with `error.data`.
+    pub(crate) fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// The `error` member of an error response.
+struct ErrorObject<'a>(&'a ErrorData);
+
+impl Serialize for ErrorObject<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let error = self.0;
+        let mut object =
+            serializer.serialize_struct("ErrorObject", 2 + usize::from(error.data.is_some()))?;
+        object.serialize_field("code", &error.code)?;
+        object.serialize_field("message", &error.message)?;
+        if let Some(data) = &error.data {
+            object.serialize_field("data", data)?;
+        }
+        object.end()
+    }
+}
+
+impl Serialize for ErrorData {
+    /// The whole error response: `{"jsonrpc":"2.0","id":…,"error":{…}}`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut response = serializer.serialize_struct("ErrorResponse", 3)?;
+        response.serialize_field("jsonrpc", JSONRPC)?;
+        response.serialize_field("id", &self.id)?;
+        response.serialize_field("error", &ErrorObject(self))?;
+        response.end()
+    }
+}
+
+impl IntoResponse for ErrorData {
+    fn into_response(self) -> HttpResponse {
+        let mut response = (self.status, Json(&self)).into_response();
+        if let Some((name, value)) = self.header {
+            response.headers_mut().insert(name, value);
+        }
+        response
+    }
+}
+
+/// The protocol version every message carries.
+pub(crate) const JSONRPC: &str = "2.0";
+
+/// A success response, `{"jsonrpc":"2.0","id":…,"result":…}`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Response<'a, T> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: T,
+}
+
+impl<'a, T: Serialize> Response<'a, T> {
+    /// The response to request `id`.
+    pub(crate) fn new(id: &'a RequestId, result: T) -> Self {
+        Self {
+            jsonrpc: JSONRPC,
+            id,
+            result,
+        }
+    }
+
+    /// The response as one line of JSON.
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+impl<T: Serialize> IntoResponse for Response<'_, T> {
+    fn into_response(self) -> HttpResponse {
+        Json(self).into_response()
+    }
+}
+
+/// A notification or a request the server sends, `{"jsonrpc":"2.0",["id":…,]"method":…,"params":…}`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Outgoing<'a, P> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    method: &'a str,
+    params: P,
+}
+
+impl<'a, P: Serialize> Outgoing<'a, P> {
+    /// A notification (no id, no answer expected).
+    pub(crate) fn notification(method: &'a str, params: P) -> Self {
+        Self {
+            jsonrpc: JSONRPC,
+            id: None,
+            method,
+            params,
+        }
+    }
+
+    /// A request the client answers by POSTing a response with `id`.
+    pub(crate) fn request(id: &'a str, method: &'a str, params: P) -> Self {
+        Self {
+            jsonrpc: JSONRPC,
+            id: Some(id),
+            method,
+            params,
+        }
+    }
+
+    /// The message as one line of JSON.
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A progress token a request sent in `_meta.progressToken` (a string or a number).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub(crate) struct ProgressToken(Value);
+
+impl ProgressToken {
+    /// The token in `params._meta.progressToken`, if it is a usable one.
+    pub(crate) fn of(params: &Value) -> Option<Self> {
+        params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.is_string() || t.is_number())
+            .cloned()
+            .map(Self)
+    }
+}
+
+/// `notifications/progress` params.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Progress<'a> {
+    /// The request's token.
+    pub(crate) progress_token: &'a ProgressToken,
+    /// How many lines so far, counting this one.
+    pub(crate) progress: u64,
+    /// The line.
+    pub(crate) message: &'a str,
+}
+
+/// A request a client POSTed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Request {
+    /// Its id.
+    pub(crate) id: RequestId,
+    /// Its method.
+    pub(crate) method: String,
+    /// Its params: an object, or `null` when it sent none.
+    pub(crate) params: Value,
+}
+
+/// A message a client POSTed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Incoming {
+    /// A request, answered with a response.
+    Request(Request),
+    /// A notification, answered with 202.
+    Notification {
+        /// Its method.
+        method: String,
+    },
+    /// A response to a request the server sent, answered with 202.
+    Response {
+        /// The id of the server's request.
+        id: RequestId,
+        /// Its `result` (`None` for an error response).
+        result: Option<Value>,
+    },
+}
+
+impl Incoming {
+    /// Parses a POSTed body, or says why it is not a JSON-RPC message.
+    pub(crate) fn parse(body: &[u8]) -> Result<Self, ErrorData> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            ErrorData::parse_error(format!("Parse error: the body is not valid JSON ({e})"))
+        })?;
+        Self::classify(value)
+    }
+
+    /// Classifies a parsed body, or says why it is not a JSON-RPC message.
+    pub(crate) fn classify(body: Value) -> Result<Self, ErrorData> {
+        let invalid = |id: Option<RequestId>, why: &str| {
+            Err(ErrorData::invalid_request(format!("Invalid Request: {why}")).with_id(id))
+        };
+        let mut object = match body {
+            Value::Object(object) => object,
+            Value::Array(_) => {
+                return invalid(
+                    None,
+                    "JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one \
+                     message per POST",
+                );
+            }
+            _ => return invalid(None, "the body must be a JSON-RPC object"),
+        };
+        let raw_id = object.remove("id");
+        let id = raw_id.clone().and_then(RequestId::from_value);
+        if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC) {
+            // The id is echoed as sent, whatever its kind, as the mock always has.
+            let mut error =
+                ErrorData::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\"");
+            error.id = raw_id.unwrap_or(Value::Null);
+            return Err(error);
+        }
+        if raw_id.is_some() && id.is_none() {
+            return invalid(None, "`id` must be a string or an integer");
+        }
+        match (object.remove("method"), id) {
+            (Some(Value::String(method)), Some(id)) => {
+                let params = object.remove("params").unwrap_or(Value::Null);
+                if !(params.is_null() || params.is_object()) {
+                    return invalid(Some(id), "`params` must be an object");
+                }
+                Ok(Self::Request(Request { id, method, params }))
+            }
+            (Some(Value::String(method)), None) => Ok(Self::Notification { method }),
+            (Some(_), id) => invalid(id, "`method` must be a string"),
+            (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => {
+                Ok(Self::Response {
+                    id,
+                    result: object.remove("result"),
+                })
+            }
+            (None, id) => invalid(id, "a request needs `method` (and `id`)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn classify(body: Value) -> Result<Incoming, ErrorData> {
+        Incoming::classify(body)
+    }
+
+    #[test]
+    fn requests_notifications_and_responses_are_told_apart() {
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"method":"ping"})),
+            Ok(Incoming::Request(_))
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","method":"notifications/initialized"})),
+            Ok(Incoming::Notification { .. })
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":"e1","result":{"action":"accept"}})),
+            Ok(Incoming::Response {
+                result: Some(_),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn malformed_envelopes_are_invalid_requests() {
+        for body in [
+            json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]),
+            json!("ping"),
+            json!({"jsonrpc":"1.0","id":1,"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":{"x":1},"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":1,"method":7}),
+            json!({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}),
+            json!({"jsonrpc":"2.0","id":1}),
+        ] {
+            let error = classify(body.clone()).expect_err("invalid");
+            assert_eq!(error.code, ErrorCode::INVALID_REQUEST, "{body}");
+        }
+    }
+
+    #[test]
+    fn an_error_response_echoes_the_id_and_carries_data_only_when_set() {
+        let id = RequestId::String("a".into());
+        let plain = ErrorData::invalid_params("bad").with_id(Some(id.clone()));
+        assert_eq!(
+            serde_json::to_value(&plain).ok(),
+            Some(json!({"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad"}}))
+        );
+        let with_data = ErrorData::unsupported_version("old").with_data(json!({"x": 1}));
+        assert_eq!(
+            serde_json::to_value(&with_data).ok(),
+            Some(
+                json!({"jsonrpc":"2.0","id":null,"error":{"code":-32022,"message":"old","data":{"x":1}}})
+            )
+        );
+    }
+
+    #[test]
+    fn refusals_travel_with_their_status_and_header() {
+        let response = ErrorData::post_only("POST only").into_response();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(response.headers()[header::ALLOW], "POST");
+        let response = ErrorData::invalid_params("x")
+            .with_status(StatusCode::BAD_REQUEST)
+            .into_response();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn integer_and_string_ids_are_echoed_as_sent() {
+        let id = RequestId::from_value(json!(7));
+        assert_eq!(
+            id.as_ref().map(|id| Response::new(id, json!({})).to_json()),
+            Some(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#.to_owned())
+        );
+        assert_eq!(RequestId::from_value(json!(1.5)), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! What a client learns about the server, and what it declares about itself: `initialize` and
+//! `server/discover` results, `tools/list`, the server info, and the 2026-07-28 `_meta`
+//! envelope every stateless request and result carries.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::version::ProtocolVersion;
+
+/// `_meta` key of a stateless request's protocol version.
+pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of a stateless request's client capabilities.
+pub(crate) const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The tasks extension's identifier, as clients declare it in `clientCapabilities.extensions`.
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// How long a client may reuse `server/discover` and `tools/list` (the catalog never changes
+/// while the mock runs).
+pub(crate) const LIST_TTL_MS: u64 = 3_600_000;
+/// Answers depend on who asks (authentication), so shared caches must not keep them.
+pub(crate) const CACHE_SCOPE: &str = "private";
+
+/// What the server tells a client about using it, in both eras.
+pub(crate) const INSTRUCTIONS: &str = "Perplexity Computer runs long, multi-step tasks. Start or \
+    continue one with call_perplexity_computer and reuse its thread_id. After a `timeout`, call \
+    read_thread; answer questions with answer_question, approvals with \
+    confirm_action_approve/deny, and call notify_connected after a sign-in.";
+
+/// The server's name and version, as `initialize` and every stateless result give them.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Implementation {
+    name: &'static str,
+    title: &'static str,
+    version: &'static str,
+}
+
+/// This server.
+pub(crate) const SERVER_INFO: Implementation = Implementation {
+    name: "perplexity-computer-mock",
+    title: "Perplexity Computer (mock)",
+    version: env!("CARGO_PKG_VERSION"),
+};
+
+/// What a stateless result is (`resultType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ResultType {
+    /// The final answer.
+    Complete,
+    /// A task was created; poll it.
+    Task,
+    /// The server needs input first; retry with `inputResponses`.
+    InputRequired,
+}
+
+/// The `_meta` of a stateless result that carries only the server info.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ServerMeta {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    server_info: Implementation,
+}
+
+/// The server info `_meta` every stateless result carries.
+pub(crate) const SERVER_META: ServerMeta = ServerMeta {
+    server_info: SERVER_INFO,
+};
+
+/// `capabilities.tools`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolsCapability {
+    list_changed: bool,
+}
+
+/// The extensions a server offers, by identifier.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct Extensions {
+    #[serde(rename = "io.modelcontextprotocol/tasks")]
+    tasks: Empty,
+}
+
+/// `{}`.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct Empty {}
+
+/// The server's capabilities.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ServerCapabilities {
+    tools: ToolsCapability,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extensions: Option<Extensions>,
+}
+
+impl ServerCapabilities {
+    /// The handshake era's: tools, whose list never changes.
+    pub(crate) const HANDSHAKE: Self = Self {
+        tools: ToolsCapability {
+            list_changed: false,
+        },
+        extensions: None,
+    };
+    /// The stateless era's: tools and the tasks extension.
+    pub(crate) const STATELESS: Self = Self {
+        tools: ToolsCapability {
+            list_changed: false,
+        },
+        extensions: Some(Extensions { tasks: Empty {} }),
+    };
+}
+
+/// The `initialize` result.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct InitializeResult {
+    /// The negotiated version.
+    pub(crate) protocol_version: ProtocolVersion,
+    /// What the server offers.
+    pub(crate) capabilities: ServerCapabilities,
+    /// Who the server is.
+    pub(crate) server_info: Implementation,
+    /// How to use it.
+    pub(crate) instructions: &'static str,
+}
+
+/// The `server/discover` result.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DiscoverResult {
+    supported_versions: [ProtocolVersion; 4],
+    capabilities: ServerCapabilities,
+    instructions: &'static str,
+    ttl_ms: u64,
+    cache_scope: &'static str,
+    result_type: ResultType,
+    #[serde(rename = "_meta")]
+    meta: ServerMeta,
+}
+
+/// This server's `server/discover` result.
+pub(crate) const DISCOVER: DiscoverResult = DiscoverResult {
+    supported_versions: ProtocolVersion::SUPPORTED,
+    capabilities: ServerCapabilities::STATELESS,
+    instructions: INSTRUCTIONS,
+    ttl_ms: LIST_TTL_MS,
+    cache_scope: CACHE_SCOPE,
+    result_type: ResultType::Complete,
+    meta: SERVER_META,
+};
+
+/// The `tools/list` result; a stateless one also says how long it may be cached.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListToolsResult<'a> {
+    tools: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result_type: Option<ResultType>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<ServerMeta>,
+}
+
+impl<'a> ListToolsResult<'a> {
+    /// The list for a handshake session.
+    pub(crate) fn handshake(tools: &'a [Value]) -> Self {
+        Self {
+            tools,
+            ttl_ms: None,
+            cache_scope: None,
+            result_type: None,
+            meta: None,
+        }
+    }
+
+    /// The list for a stateless request.
+    pub(crate) fn stateless(tools: &'a [Value]) -> Self {
+        Self {
+            tools,
+            ttl_ms: Some(LIST_TTL_MS),
+            cache_scope: Some(CACHE_SCOPE),
+            result_type: Some(ResultType::Complete),
+            meta: Some(SERVER_META),
+        }
+    }
+}
+
+/// The empty result (`ping`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct EmptyResult {}
+
+/// Which elicitation modes a client declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ElicitationModes {
+    /// Forms (`mode: "form"`).
+    pub(crate) form: bool,
+    /// URLs the user opens (`mode: "url"`).
+    pub(crate) url: bool,
+}
+
+/// What a client declared it can do (`ClientCapabilities`), as far as this server cares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ClientCapabilities {
+    /// The elicitation modes, if it declared elicitation.
+    pub(crate) elicitation: Option<ElicitationModes>,
+    /// Whether it declared the tasks extension.
+    pub(crate) tasks: bool,
+}
+
+impl ClientCapabilities {
+    /// Reads a `ClientCapabilities` object; `elicitation: {}` means forms only.
+    pub(crate) fn read(capabilities: &Value) -> Self {
+        let elicitation = capabilities
+            .get("elicitation")
+            .and_then(Value::as_object)
+            .map(|modes| {
+                if modes.is_empty() {
+                    ElicitationModes {
+                        form: true,
+                        url: false,
+                    }
+                } else {
+                    ElicitationModes {
+                        form: modes.contains_key("form"),
+                        url: modes.contains_key("url"),
+                    }
+                }
+            });
+        let tasks = capabilities
+            .get("extensions")
+            .and_then(|e| e.get(TASKS_EXTENSION))
+            .is_some();
+        Self { elicitation, tasks }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_empty_elicitation_capability_means_forms_only() {
+        let caps = ClientCapabilities::read(&json!({"elicitation": {}}));
+        assert_eq!(
+            caps.elicitation,
+            Some(ElicitationModes {
+                form: true,
+                url: false
+            })
+        );
+        let caps = ClientCapabilities::read(&json!({"elicitation": {"url": {}}}));
+        assert_eq!(
+            caps.elicitation,
+            Some(ElicitationModes {
+                form: false,
+                url: true
+            })
+        );
+        assert_eq!(
+            ClientCapabilities::read(&json!({"elicitation": true})).elicitation,
+            None
+        );
+    }
+
+    #[test]
+    fn the_tasks_extension_is_declared_under_extensions() {
+        let caps = ClientCapabilities::read(&json!({"extensions": {TASKS_EXTENSION: {}}}));
+        assert!(caps.tasks);
+        assert!(!ClientCapabilities::read(&json!({})).tasks);
+    }
+
+    #[test]
+    fn discover_lists_every_version_stateless_first_with_the_server_info() {
+        let value = serde_json::to_value(DISCOVER).unwrap_or_default();
+        assert_eq!(
+            value["supportedVersions"],
+            json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
+        );
+        assert_eq!(
+            value["capabilities"]["extensions"][TASKS_EXTENSION],
+            json!({})
+        );
+        assert_eq!(
+            value["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "perplexity-computer-mock"
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The human pages behind the URLs Computer's tools hand out: a connector's sign-in, a form
+//! only Perplexity can show, the stop page, and file downloads. "Opening" a URL is a GET of it,
+//! which the journal records; buttons on the pages POST back.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use super::engine::DownloadError;
+use super::service::Service;
+use super::service::pages::SignInVisit;
+use crate::http::encoding::{escape, page, page_not_found};
+
+/// The pages' routes.
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Router<S> {
+    Router::new()
+        .route(
+            "/_mock/connect/{thread}/{request}",
+            get(sign_in_page).post(sign_in_submit),
+        )
+        .route("/_mock/forms/{thread}/{request}", get(form_page))
+        .route("/_mock/stop/{thread}", get(stop_page).post(stop_submit))
+        .route("/_mock/files/{token}/{name}", get(download))
+        .with_state(service)
+}
+
+async fn sign_in_page(
+    State(service): State<Service>,
+    Path((thread, request)): Path<(String, String)>,
+) -> Response {
+    match service.visit_sign_in(&thread, &request, false) {
+        SignInVisit::Missing => page_not_found("This sign-in link is unknown or has expired."),
+        SignInVisit::Found {
+            display_name,
+            completed: true,
+        } => page(
+            &format!("{} connected", escape(&display_name)),
+            "<p>You're signed in. You can close this page; Computer continues the task.</p>",
+        )
+        .into_response(),
+        SignInVisit::Found { display_name, .. } => page(
+            &format!("Connect {}", escape(&display_name)),
+            &format!(
+                "<p>Perplexity Computer wants to use {name} for this task.</p>\
+                 <form method=\"post\"><button type=\"submit\">Connect {name}</button></form>",
+                name = escape(&display_name)
+            ),
+        )
+        .into_response(),
+    }
+}
+
+async fn sign_in_submit(
+    State(service): State<Service>,
+    Path((thread, request)): Path<(String, String)>,
+) -> Response {
+    match service.visit_sign_in(&thread, &request, true) {
+        SignInVisit::Missing => page_not_found("This sign-in link is unknown or has expired."),
+        SignInVisit::Found { display_name, .. } => page(
+            &format!("{} connected", escape(&display_name)),
+            "<p>You're signed in. You can close this page.</p>",
+        )
+        .into_response(),
+    }
+}
+
+async fn form_page(
+    State(service): State<Service>,
+    Path((thread, request)): Path<(String, String)>,
+) -> Response {
+    match service.form_title(&thread, &request) {
+        Some(title) => page(
+            &escape(&title),
+            "<p>Complete this form here, then continue the conversation with the same \
+             thread_id.</p>",
+        )
+        .into_response(),
+        None => page_not_found("This form link is unknown or the form is no longer needed."),
+    }
+}
+
+async fn stop_page(State(service): State<Service>, Path(thread): Path<String>) -> Response {
+    match service.stop_status(&thread) {
+        Some(status) => page(
+            "Computer task",
+            &format!(
+                "<p>Current status: <strong>{}</strong>. Opening this page does not stop the \
+                 task.</p><form method=\"post\"><button type=\"submit\">Stop</button></form>",
+                status.map_or("idle", |s| s.as_str())
+            ),
+        )
+        .into_response(),
+        None => page_not_found("No such thread."),
+    }
+}
+
+async fn stop_submit(State(service): State<Service>, Path(thread): Path<String>) -> Response {
+    match service.stop(&thread) {
+        Some(true) => page("Stopped", "<p>Computer stopped this task.</p>").into_response(),
+        Some(false) => {
+            page("Nothing to stop", "<p>The task had already ended.</p>").into_response()
+        }
+        None => page_not_found("No such thread."),
+    }
+}
+
+async fn download(
+    State(service): State<Service>,
+    Path((token, _name)): Path<(String, String)>,
+) -> Response {
+    match service.download(&token) {
+        Ok(file) => {
+            let mut response = file.bytes.into_response();
+            if let Some(value) = file.media_type.and_then(|m| HeaderValue::from_str(&m).ok()) {
+                response.headers_mut().insert(header::CONTENT_TYPE, value);
+            }
+            response
+        }
+        Err(DownloadError::Expired) => (
+            StatusCode::FORBIDDEN,
+            "This download link has expired. Call create_asset_download for a fresh one.",
+        )
+            .into_response(),
+        Err(DownloadError::Unknown) => (
+            StatusCode::FORBIDDEN,
+            "This download link is not valid. Call create_asset_download for a fresh one.",
+        )
+            .into_response(),
+    }
+}

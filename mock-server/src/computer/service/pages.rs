@@ -1,0 +1,112 @@
+//! What the human pages behind the URLs the tools hand out do: a sign-in page (visited, or its
+//! button pressed), a Perplexity-only form, the stop page, and file downloads. The pages act as
+//! the thread's owner, whoever opens them, as a link that was shared would.
+
+use super::Service;
+use crate::computer::engine::DownloadError;
+use crate::computer::model::results::TaskStatus;
+use crate::computer::thread::{InputKind, Phase, RequestKind, RequestState};
+use crate::computer::view;
+
+/// What a sign-in page found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SignInVisit {
+    /// The sign-in exists: its connector's name, and whether the visit completed it.
+    Found {
+        /// The connector's display name.
+        display_name: String,
+        /// Whether the sign-in is done now.
+        completed: bool,
+    },
+    /// No such sign-in (unknown link, or the request ended).
+    Missing,
+}
+
+/// A file to serve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileDownload {
+    /// Its bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// Its content type, when known.
+    pub(crate) media_type: Option<String>,
+}
+
+impl Service {
+    /// A visit to sign-in page `request` of `thread` (`submit`: its button was pressed). A
+    /// scenario may finish the sign-in on the visit alone; an optional reconnection is done at
+    /// once, as it never blocks the task.
+    pub(crate) fn visit_sign_in(&self, thread: &str, request: &str, submit: bool) -> SignInVisit {
+        let now = self.now();
+        if let Some(connector) = request.strip_prefix("optional-") {
+            return SignInVisit::Found {
+                display_name: connector.to_owned(),
+                completed: true,
+            };
+        }
+        self.engine
+            .with_any_thread(thread, |t| {
+                let found = t.entries.iter().rev().find_map(|e| match &e.phase {
+                    Phase::Input { requests, .. } => {
+                        requests.iter().find(|r| r.id == request).cloned()
+                    }
+                    _ => None,
+                });
+                let Some(found) = found else {
+                    return SignInVisit::Missing;
+                };
+                let RequestKind::SignIn(spec) = &found.kind else {
+                    return SignInVisit::Missing;
+                };
+                let completed = if submit {
+                    t.resolve(request, RequestState::CompletedOnPage, now);
+                    true
+                } else {
+                    t.complete_on_page(request, now)
+                };
+                SignInVisit::Found {
+                    display_name: spec.display_name.clone(),
+                    completed,
+                }
+            })
+            .unwrap_or(SignInVisit::Missing)
+    }
+
+    /// The title of form `request` of `thread`, while the thread still waits on it.
+    pub(crate) fn form_title(&self, thread: &str, request: &str) -> Option<String> {
+        self.engine
+            .with_any_thread(thread, |t| {
+                t.entries.iter().rev().find_map(|e| match &e.phase {
+                    Phase::Input {
+                        kind: InputKind::Interaction { request_id, title },
+                        ..
+                    } if request_id == request => Some(title.clone()),
+                    _ => None,
+                })
+            })
+            .flatten()
+    }
+
+    /// The status of `thread`'s latest request (`Some(None)`: a thread with no request yet;
+    /// `None`: no such thread).
+    pub(crate) fn stop_status(&self, thread: &str) -> Option<Option<TaskStatus>> {
+        self.engine
+            .with_any_thread(thread, |t| t.latest().map(|e| e.task_status()))
+    }
+
+    /// The stop page's button: stops `thread`'s request; whether there was one to stop (`None`:
+    /// no such thread).
+    pub(crate) fn stop(&self, thread: &str) -> Option<bool> {
+        let now = self.now();
+        self.engine.with_any_thread(thread, |t| t.cancel(now))
+    }
+
+    /// The file behind download token `token`, if the link is valid and current.
+    pub(crate) fn download(&self, token: &str) -> Result<FileDownload, DownloadError> {
+        let asset = self.engine.resolve_download(token)?;
+        let (media_type, _) = view::file_facts(&asset);
+        Ok(FileDownload {
+            bytes: view::file_bytes(&asset),
+            media_type,
+        })
+    }
+}

@@ -1,0 +1,179 @@
+//! Looking at a thread and stopping it: `cancel_task`, `read_thread`, `list_thread_assets` and
+//! `create_asset_download`, with the cursors that page listings.
+
+use super::{Service, refuse};
+use crate::computer::model::arguments::{CreateAssetDownload, ListThreadAssets};
+use crate::computer::model::content::Reply;
+use crate::computer::model::listings::{AssetPage, DownloadLink};
+use crate::computer::model::results::{Checkpoint, Event, TaskStatus};
+use crate::computer::view;
+use crate::world::{Account, CursorError};
+
+/// Assets per `list_thread_assets` page (undocumented; the filter applies within a page).
+const ASSETS_PAGE: usize = 20;
+
+impl Service {
+    /// `cancel_task`: stops the request in progress (and any queued message).
+    pub(crate) fn cancel(&self, account: &Account, thread_id: &str) -> Reply {
+        let now = self.engine.clock.now();
+        let result = self
+            .engine
+            .with_thread(&account.id, thread_id, |thread, _| {
+                if thread.scenario.scenario.settings.cancel_fails {
+                    return refuse(
+                        Some(thread_id),
+                        "The cancellation request failed, so the task may still be running. Check \
+                     with read_thread and retry cancel_task.",
+                    );
+                }
+                let checkpoint = if thread.cancel(now) {
+                    Checkpoint::bare(
+                        thread.id.clone(),
+                        Event::Cancelled,
+                        "Cancelled the current work on this thread. Confirm with read_thread.",
+                        TaskStatus::Cancelled,
+                    )
+                } else {
+                    let status = thread
+                        .latest()
+                        .map_or(TaskStatus::Completed, |e| e.task_status());
+                    Checkpoint::bare(
+                        thread.id.clone(),
+                        Event::Complete,
+                        format!(
+                            "Nothing to cancel: the thread's last request already ended ({}).",
+                            status.as_str()
+                        ),
+                        status,
+                    )
+                };
+                checkpoint.into()
+            });
+        result.unwrap_or_else(|e| e.into_reply())
+    }
+
+    /// `read_thread`: the transcript and state, without sending anything. Members of the
+    /// thread's Project may read a session shared with them.
+    pub(crate) fn read(&self, account: &Account, thread_id: &str) -> Reply {
+        let result = self
+            .engine
+            .view_thread(&account.id, thread_id, |thread, links| {
+                // The scenario's `web_state_error` makes the first read fail, as a flaky load
+                // does.
+                let fail = thread.scenario.scenario.settings.web_state_error
+                    && thread.web_state_failures == 0;
+                if fail {
+                    thread.web_state_failures += 1;
+                }
+                Reply::Transcript(Box::new(view::transcript(thread, links, fail)))
+            });
+        result.unwrap_or_else(|e| e.into_reply())
+    }
+
+    /// `list_thread_assets`: a page of the thread's durable assets.
+    pub(crate) fn list_assets(&self, account: &Account, args: ListThreadAssets) -> Reply {
+        let entry_filter = args.entry_id.as_deref();
+        let scope = format!(
+            "assets:{}:{}",
+            args.thread_id,
+            entry_filter.unwrap_or_default()
+        );
+        let start = match self.page_start(
+            account,
+            args.cursor.as_deref(),
+            Some(&args.thread_id),
+            &scope,
+        ) {
+            Ok(start) => start,
+            Err(refused) => return refused,
+        };
+        let result = self
+            .engine
+            .view_thread(&account.id, &args.thread_id, |thread, _| {
+                // Pages are cut from all of the thread's assets and then filtered, as the
+                // service does: a filtered page can be empty while next_cursor is not null.
+                let total = thread.assets.len();
+                let end = (start + ASSETS_PAGE).min(total);
+                let assets = thread
+                    .assets
+                    .get(start.min(end)..end)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|a| entry_filter.is_none_or(|e| a.entry_id == e))
+                    .map(view::asset_item)
+                    .collect();
+                (assets, end, total)
+            });
+        match result {
+            Ok((assets, end, total)) => Reply::Assets(AssetPage {
+                assets,
+                next_cursor: self.next_cursor(account, &scope, end, total),
+            }),
+            Err(e) => e.into_reply(),
+        }
+    }
+
+    /// `create_asset_download`: a fresh download URL for one asset.
+    pub(crate) fn create_download(&self, account: &Account, args: CreateAssetDownload) -> Reply {
+        let asset_id = args.asset_id;
+        match self
+            .engine
+            .create_download(&account.id, &args.thread_id, &asset_id)
+        {
+            Err(e) => e.into_reply(),
+            Ok(None) => refuse(
+                Some(&args.thread_id),
+                format!(
+                    "Asset `{asset_id}` is not in this thread; use an asset_id from \
+                     list_thread_assets."
+                ),
+            ),
+            Ok(Some((url, expires_in_seconds))) => Reply::Download(DownloadLink {
+                asset_id,
+                url,
+                expires_in_seconds,
+            }),
+        }
+    }
+
+    /// The offset a `cursor` argument stands for (0 without one), or the error to answer.
+    pub(super) fn page_start(
+        &self,
+        account: &Account,
+        cursor: Option<&str>,
+        thread_id: Option<&str>,
+        scope: &str,
+    ) -> Result<usize, Reply> {
+        let Some(cursor) = cursor else {
+            return Ok(0);
+        };
+        self.engine
+            .world
+            .resolve_cursor(&account.id, scope, cursor)
+            .map_err(|e| {
+                let why = match e {
+                    CursorError::Unknown => "was not handed out by this server to this account",
+                    CursorError::OtherQuery => "belongs to a listing with other arguments",
+                };
+                refuse(
+                    thread_id,
+                    format!(
+                        "Argument `cursor`: `{cursor}` {why}. Pass the next_cursor of the \
+                         previous page with the same arguments, or omit cursor to start from the \
+                         first page."
+                    ),
+                )
+            })
+    }
+
+    /// The `next_cursor` after a page that ended at `end` of `total`.
+    pub(super) fn next_cursor(
+        &self,
+        account: &Account,
+        scope: &str,
+        end: usize,
+        total: usize,
+    ) -> Option<String> {
+        (end < total).then(|| self.engine.world.issue_cursor(&account.id, scope, end))
+    }
+}

@@ -1,0 +1,191 @@
+//! The pipeline every `tools/call` goes through, in both eras: the tool's name checked, the
+//! call run, and its answer sent as one JSON response or, when the request asked for progress
+//! (or the server has requests of its own to make), as an SSE stream of progress notifications
+//! and server requests followed by the response.
+
+use std::time::Duration;
+
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+
+use crate::computer::engine::ProgressSink;
+use crate::computer::model::content::{CallToolResult, Reply as ToolReply};
+use crate::computer::model::elicitation::InputRequiredResult;
+use crate::computer::model::jsonrpc::{
+    ErrorData, Outgoing, Progress, ProgressToken, RequestId, Response as Reply,
+};
+use crate::computer::model::version::ProtocolVersion;
+use crate::computer::render;
+use crate::computer::service::Service;
+use crate::computer::tools;
+use crate::http::sse;
+use crate::world::Account;
+
+/// How often an idle SSE stream sends a keep-alive comment.
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// A `tools/call`'s answer.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub(crate) enum CallAnswer {
+    /// The tool's result.
+    Tool(Box<CallToolResult>),
+    /// Input first (2026-07-28 MRTR): retry with `inputResponses`.
+    InputRequired(InputRequiredResult),
+}
+
+/// Sends server-to-client messages (requests, as JSON text) on the call's SSE stream.
+pub(crate) type ServerMessages = mpsc::UnboundedSender<String>;
+
+/// Runs a call and produces its answer; it gets the progress sink (when the request sent a
+/// token) and the channel for server requests (when the answer is a stream).
+pub(crate) type Runner = Box<
+    dyn FnOnce(Option<ProgressSink>, Option<ServerMessages>) -> BoxFuture<'static, CallAnswer>
+        + Send,
+>;
+
+/// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
+pub(crate) fn tool_name(id: &RequestId, params: &Value) -> Result<String, ErrorData> {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err(
+            ErrorData::invalid_params("tools/call needs params.name, the tool to call")
+                .with_id(Some(id.clone())),
+        );
+    };
+    if !tools::is_tool(name) {
+        return Err(ErrorData::invalid_params(format!(
+            "Unknown tool: {name}. Call tools/list for the twelve tools this server offers."
+        ))
+        .with_id(Some(id.clone())));
+    }
+    Ok(name.to_owned())
+}
+
+/// Takes a call's arguments out of its params (`{}` when it sent none), without copying them.
+pub(crate) fn take_arguments(params: &mut Value) -> Value {
+    params
+        .as_object_mut()
+        .and_then(|p| p.remove("arguments"))
+        .unwrap_or_else(|| json!({}))
+}
+
+/// The `CallToolResult` of `reply` for `version`; stateless results also carry `resultType`
+/// and the server info.
+pub(crate) fn tool_result(reply: ToolReply, version: ProtocolVersion) -> CallToolResult {
+    let result = render::call_result(reply, version);
+    if version.is_stateless() {
+        result.stateless()
+    } else {
+        result
+    }
+}
+
+/// Answers `tools/call` with the tool's result, for a client on protocol `version`.
+pub(crate) async fn plain(
+    service: Service,
+    account: Account,
+    version: ProtocolVersion,
+    id: RequestId,
+    mut params: Value,
+) -> Response {
+    let name = match tool_name(&id, &params) {
+        Ok(name) => name,
+        Err(error) => return error.into_response(),
+    };
+    let token = ProgressToken::of(&params);
+    let arguments = take_arguments(&mut params);
+    let runner: Runner = Box::new(move |progress, _| {
+        Box::pin(async move {
+            let wait = service.call_wait(progress);
+            let reply = tools::call(&service, &account, &name, arguments, wait).await;
+            CallAnswer::Tool(Box::new(tool_result(reply, version)))
+        })
+    });
+    run(id, token, false, runner).await
+}
+
+/// Answers a call as JSON, or (with a progress token, or `stream` for server requests) as an
+/// SSE stream of notifications and requests followed by the response.
+pub(crate) async fn run(
+    id: RequestId,
+    progress_token: Option<ProgressToken>,
+    stream: bool,
+    runner: Runner,
+) -> Response {
+    if progress_token.is_none() && !stream {
+        let answer = runner(None, None).await;
+        return Reply::new(&id, answer).into_response();
+    }
+    // One task runs the call and relays its progress lines, so none can overtake the result.
+    let token = progress_token;
+    let (events, receiver) = mpsc::unbounded_channel::<String>();
+    let (progress, mut lines) = mpsc::unbounded_channel::<String>();
+    let task = tokio::spawn(async move {
+        // Lines only come when the call got a sink, that is when the request sent a token.
+        let notify = |count: u64, line: String| {
+            token.as_ref().map(|token| {
+                Outgoing::notification(
+                    "notifications/progress",
+                    Progress {
+                        progress_token: token,
+                        progress: count,
+                        message: &line,
+                    },
+                )
+                .to_json()
+            })
+        };
+        let sink = token.is_some().then_some(progress);
+        let call = runner(sink, Some(events.clone()));
+        tokio::pin!(call);
+        let mut count = 0u64;
+        let answer = loop {
+            tokio::select! {
+                biased;
+                Some(line) = lines.recv() => {
+                    count += 1;
+                    if let Some(message) = notify(count, line) {
+                        let _ = events.send(message);
+                    }
+                }
+                answer = &mut call => break answer,
+            }
+        };
+        while let Ok(line) = lines.try_recv() {
+            count += 1;
+            if let Some(message) = notify(count, line) {
+                let _ = events.send(message);
+            }
+        }
+        let _ = events.send(Reply::new(&id, answer).to_json());
+    });
+    let guard = AbortOnDrop(task);
+    let mut event_id = 0u64;
+    // The channel closes after the response, which ends the stream, as the transport
+    // recommends.
+    let stream = UnboundedReceiverStream::new(receiver).map(move |message| {
+        let _abort_the_call_when_the_client_goes_away = &guard;
+        event_id += 1;
+        sse::Event {
+            name: Some("message"),
+            id: Some(&event_id.to_string()),
+            data: &message,
+        }
+        .encode()
+    });
+    sse::response(stream, KEEP_ALIVE)
+}
+
+/// Aborts the call when the client drops the stream (Computer itself carries on).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

@@ -1,0 +1,251 @@
+//! Streamable HTTP for the handshake protocol era (2025-03-26, 2025-06-18, 2025-11-25).
+//!
+//! `initialize` opens a session (`Mcp-Session-Id`), later requests must carry it and a matching
+//! `MCP-Protocol-Version`; a POSTed request is answered as JSON, or as an SSE stream when the
+//! call asked for progress (or elicits); GET opens the standalone stream; DELETE ends the
+//! session.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_stream::wrappers::WatchStream;
+use uuid::Uuid;
+
+use super::call::{self, KEEP_ALIVE};
+use super::elicitation::{self, Asking, Elicitations};
+use crate::computer::model::jsonrpc::{ErrorData, Request, Response as Reply};
+use crate::computer::model::lifecycle::{
+    ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, ListToolsResult, SERVER_INFO,
+    ServerCapabilities,
+};
+use crate::computer::model::version::{HANDSHAKE_VERSIONS, ProtocolVersion};
+use crate::computer::service::Service;
+use crate::computer::tools;
+use crate::http::sse;
+use crate::world::Account;
+
+/// The header naming a session.
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// One MCP session.
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    account: String,
+    protocol_version: ProtocolVersion,
+    initialized: bool,
+    /// What the client declared in `initialize`.
+    capabilities: ClientCapabilities,
+    id: String,
+    /// Flips to `true` when the session ends, closing its GET streams.
+    closed: watch::Sender<bool>,
+}
+
+/// All open sessions.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    sessions: Mutex<HashMap<String, Session>>,
+}
+
+impl Sessions {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The session a request names, checked: it exists, belongs to `account`, and the
+    /// request's `MCP-Protocol-Version` is one this server speaks.
+    pub(crate) fn open(&self, headers: &HeaderMap, account: &str) -> Result<Session, ErrorData> {
+        let session_id = session_id(headers)?;
+        let session = self
+            .lock()
+            .get(&session_id)
+            .filter(|s| s.account == account)
+            .cloned()
+            .ok_or_else(session_not_found)?;
+        check_version_header(headers, &session)?;
+        Ok(session)
+    }
+
+    /// `initialize`: opens a session for `account`.
+    pub(crate) fn initialize(&self, account: &str, request: &Request) -> Response {
+        let requested = request
+            .params
+            .get("protocolVersion")
+            .and_then(Value::as_str);
+        let Some(requested) = requested else {
+            return ErrorData::invalid_params(
+                "initialize needs params.protocolVersion, for example \"2025-11-25\"",
+            )
+            .with_status(StatusCode::BAD_REQUEST)
+            .with_id(Some(request.id.clone()))
+            .into_response();
+        };
+        // Echo a version we speak; otherwise counter-offer the newest one (MCP lifecycle rules).
+        let version = ProtocolVersion::parse_handshake(requested)
+            .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+        let session_id = Uuid::new_v4().simple().to_string();
+        let (closed, _) = watch::channel(false);
+        let capabilities = request
+            .params
+            .get("capabilities")
+            .map(ClientCapabilities::read)
+            .unwrap_or_default();
+        self.lock().insert(
+            session_id.clone(),
+            Session {
+                account: account.to_owned(),
+                protocol_version: version,
+                initialized: false,
+                capabilities,
+                id: session_id.clone(),
+                closed,
+            },
+        );
+        let result = InitializeResult {
+            protocol_version: version,
+            capabilities: ServerCapabilities::HANDSHAKE,
+            server_info: SERVER_INFO,
+            instructions: INSTRUCTIONS,
+        };
+        let mut response = Reply::new(&request.id, result).into_response();
+        if let Ok(value) = HeaderValue::from_str(&session_id) {
+            response.headers_mut().insert(SESSION_HEADER, value);
+        }
+        response
+    }
+
+    /// A notification in `session` (`notifications/initialized` marks it initialized).
+    pub(crate) fn notified(&self, session: &Session, method: &str) {
+        if method == "notifications/initialized"
+            && let Some(s) = self.lock().get_mut(&session.id)
+        {
+            s.initialized = true;
+        }
+    }
+
+    /// `DELETE`: ends the session the request names, if it is `account`'s.
+    pub(crate) fn delete(&self, headers: &HeaderMap, account: &str) -> Response {
+        let session_id = match session_id(headers) {
+            Ok(id) => id,
+            Err(error) => return error.into_response(),
+        };
+        let mut sessions = self.lock();
+        match sessions.get(&session_id) {
+            Some(session) if session.account == account => {
+                if let Some(session) = sessions.remove(&session_id) {
+                    let _ = session.closed.send(true);
+                }
+                StatusCode::OK.into_response()
+            }
+            _ => session_not_found().into_response(),
+        }
+    }
+}
+
+/// A request in an open session.
+pub(crate) async fn request(
+    service: Service,
+    elicitations: Arc<Elicitations>,
+    account: Account,
+    session: Session,
+    request: Request,
+) -> Response {
+    let Request { id, method, params } = request;
+    match method.as_str() {
+        "ping" => Reply::new(&id, EmptyResult {}).into_response(),
+        "tools/list" => {
+            Reply::new(&id, ListToolsResult::handshake(tools::catalog())).into_response()
+        }
+        "initialize" => ErrorData::invalid_request(
+            "Invalid Request: this session is already initialized. To start a new session, \
+             send initialize without an Mcp-Session-Id header.",
+        )
+        .with_id(Some(id))
+        .into_response(),
+        "tools/call" => match session.capabilities.elicitation {
+            Some(declared) => {
+                let asking = Asking {
+                    session_id: session.id,
+                    version: session.protocol_version,
+                    declared,
+                };
+                elicitation::handshake_call(service, elicitations, account, asking, id, params)
+                    .await
+            }
+            None => call::plain(service, account, session.protocol_version, id, params).await,
+        },
+        other => ErrorData::method_not_found(format!(
+            "Method not found: {other}. This server offers ping, tools/list and tools/call."
+        ))
+        .with_id(Some(id))
+        .into_response(),
+    }
+}
+
+/// A response the client POSTed to a request the server sent in `session`.
+pub(crate) fn response(
+    elicitations: &Elicitations,
+    session: &Session,
+    id: &crate::computer::model::jsonrpc::RequestId,
+    result: Option<Value>,
+) {
+    elicitation::deliver(elicitations, &session.id, id, result);
+}
+
+/// `GET`: the standalone server-to-client stream of `session`. The mock sends nothing
+/// unsolicited in this era; the stream stays open until the session ends.
+pub(crate) fn stream(session: &Session) -> Response {
+    let closed = WatchStream::new(session.closed.subscribe());
+    let stream = closed
+        .take_while(|closed| futures::future::ready(!closed))
+        .filter_map(|_| futures::future::ready(None::<Bytes>));
+    sse::response(stream, KEEP_ALIVE)
+}
+
+/// 404 for an unknown, ended or someone else's session, as the transport spec requires.
+fn session_not_found() -> ErrorData {
+    ErrorData::session_not_found(
+        "Session not found: it ended or never existed. Send a new initialize request without an \
+         Mcp-Session-Id header.",
+    )
+}
+
+fn session_id(headers: &HeaderMap) -> Result<String, ErrorData> {
+    headers
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ErrorData::bad_request(
+                "Bad Request: Mcp-Session-Id header is required. Send initialize first and echo \
+                 the Mcp-Session-Id it returns on every later request.",
+            )
+        })
+}
+
+fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), ErrorData> {
+    // Absent means 2025-03-26 (transport spec). A supported version other than the negotiated
+    // one is tolerated, as the official conformance runner sends 2025-03-26 on a 2025-11-25
+    // session; only a value this server does not speak is refused.
+    let Some(value) = headers.get(VERSION_HEADER) else {
+        return Ok(());
+    };
+    let value = value.to_str().unwrap_or_default();
+    if ProtocolVersion::parse_handshake(value).is_some() {
+        return Ok(());
+    }
+    Err(ErrorData::bad_request(format!(
+        "Bad Request: unsupported MCP-Protocol-Version `{value}`; this session negotiated {} \
+         (supported: {})",
+        session.protocol_version,
+        HANDSHAKE_VERSIONS.join(", ")
+    )))
+}

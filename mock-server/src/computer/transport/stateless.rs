@@ -1,0 +1,240 @@
+//! Streamable HTTP for the modern, stateless protocol era (2026-07-28).
+//!
+//! No `initialize` and no session: every request carries the `_meta` envelope
+//! (`io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities`, `…/clientInfo`) and the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, which are checked against the
+//! body on every request in the order of the conformance suite's reference server (header
+//! present → `_meta` keys → header equals `_meta` → version supported → method and name
+//! headers). Every result carries `resultType`; list results and `server/discover` also carry
+//! `ttlMs` and `cacheScope`. Only POST exists: GET and DELETE get 405.
+//!
+//! A request belongs to this era when it carries no `Mcp-Session-Id` and shows a modern sign
+//! (`server/discover`, an `io.modelcontextprotocol/` `_meta` key, or a protocol-version header
+//! outside the handshake era); everything else stays with the handshake transport, so one URL
+//! serves both eras and a conversation never mixes them.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::call;
+use super::elicitation::{self, Elicitations};
+use super::tasks::{self, Tasks};
+use crate::computer::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, Response as Reply};
+use crate::computer::model::lifecycle::{
+    ClientCapabilities, DISCOVER, ListToolsResult, META_CAPABILITIES, META_VERSION, TASKS_EXTENSION,
+};
+use crate::computer::model::version::{MODERN_VERSION, ProtocolVersion};
+use crate::computer::service::Service;
+use crate::computer::tools;
+use crate::world::Account;
+
+const VERSION_HEADER: &str = "mcp-protocol-version";
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Whether a POSTed message without a session belongs to the modern era.
+pub(crate) fn claims(headers: &HeaderMap, message: &Incoming) -> bool {
+    if headers.contains_key(SESSION_HEADER) {
+        return false;
+    }
+    let version_header = header_str(headers, VERSION_HEADER);
+    let foreign_version =
+        version_header.is_some_and(|v| ProtocolVersion::parse_handshake(v).is_none());
+    match message {
+        Incoming::Request(Request { method, params, .. }) => {
+            let modern_meta = params
+                .get("_meta")
+                .and_then(Value::as_object)
+                .is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")));
+            if method == "initialize" {
+                // Only an initialize stamped with the stateless envelope is a modern request
+                // (and gets "method not found"); rmcp offers 2026-07-28 inside a plain one.
+                return modern_meta && version_header == Some(MODERN_VERSION);
+            }
+            method == "server/discover" || modern_meta || foreign_version
+        }
+        Incoming::Notification { .. } | Incoming::Response { .. } => {
+            version_header == Some(MODERN_VERSION)
+        }
+    }
+}
+
+/// The refusal of a GET or DELETE that is a modern-era request (which only knows POST).
+pub(crate) fn refuse_non_post(headers: &HeaderMap) -> Option<ErrorData> {
+    if headers.contains_key(SESSION_HEADER)
+        || header_str(headers, VERSION_HEADER) != Some(MODERN_VERSION)
+    {
+        return None;
+    }
+    Some(ErrorData::post_only(
+        "Method Not Allowed: protocol 2026-07-28 is stateless and uses POST only (no GET \
+         stream, no session to DELETE)",
+    ))
+}
+
+/// What a modern request declared about its client, read from its `_meta`.
+#[derive(Debug, Clone)]
+pub(crate) struct Envelope {
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub(crate) capabilities: ClientCapabilities,
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Checks the envelope and the routing headers of a modern request, in the reference order.
+fn validate(
+    headers: &HeaderMap,
+    id: &RequestId,
+    method: &str,
+    params: &Value,
+) -> Result<Envelope, ErrorData> {
+    let refuse = |error: ErrorData| Err(error.with_id(Some(id.clone())));
+    let Some(header_version) = header_str(headers, VERSION_HEADER) else {
+        return refuse(ErrorData::header_mismatch(format!(
+            "Header mismatch: a {MODERN_VERSION} request must carry the MCP-Protocol-Version \
+             header (equal to _meta[\"{META_VERSION}\"])"
+        )));
+    };
+    let meta = params.get("_meta").and_then(Value::as_object);
+    let meta_version = meta
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str);
+    let capabilities = meta
+        .and_then(|m| m.get(META_CAPABILITIES))
+        .filter(|c| c.is_object());
+    let (Some(meta_version), Some(capabilities)) = (meta_version, capabilities) else {
+        let mut missing = Vec::new();
+        if meta_version.is_none() {
+            missing.push(format!("\"{META_VERSION}\" (a string)"));
+        }
+        if capabilities.is_none() {
+            missing.push(format!("\"{META_CAPABILITIES}\" (an object)"));
+        }
+        return refuse(
+            ErrorData::invalid_params(format!(
+                "Invalid params: every {MODERN_VERSION} request needs params._meta with {}; \
+                 servers must not infer them from earlier requests",
+                missing.join(" and ")
+            ))
+            .with_status(StatusCode::BAD_REQUEST),
+        );
+    };
+    if header_version != meta_version {
+        return refuse(ErrorData::header_mismatch(format!(
+            "Header mismatch: MCP-Protocol-Version is `{header_version}` but \
+             _meta[\"{META_VERSION}\"] is `{meta_version}`"
+        )));
+    }
+    if meta_version != MODERN_VERSION {
+        return refuse(
+            ErrorData::unsupported_version(format!(
+                "Unsupported protocol version `{meta_version}`: stateless requests must use \
+                 {MODERN_VERSION}; the handshake versions start with initialize"
+            ))
+            .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": meta_version})),
+        );
+    }
+    match header_str(headers, METHOD_HEADER) {
+        Some(value) if value == method => {}
+        other => {
+            return refuse(ErrorData::header_mismatch(format!(
+                "Header mismatch: Mcp-Method is {} but the body's method is `{method}`",
+                other.map_or("missing".to_owned(), |v| format!("`{v}`"))
+            )));
+        }
+    }
+    let name_field = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        m if m.starts_with("tasks/") => Some("taskId"),
+        _ => None,
+    };
+    if let Some(field) = name_field
+        && let Some(body_name) = params.get(field).and_then(Value::as_str)
+    {
+        let header_name = header_str(headers, NAME_HEADER);
+        if header_name != Some(body_name) {
+            return refuse(ErrorData::header_mismatch(format!(
+                "Header mismatch: Mcp-Name is {} but params.{field} is `{body_name}`",
+                header_name.map_or("missing".to_owned(), |v| format!("`{v}`"))
+            )));
+        }
+    }
+    Ok(Envelope {
+        capabilities: ClientCapabilities::read(capabilities),
+    })
+}
+
+/// Answers a POSTed modern-era message.
+pub(crate) async fn post(
+    service: Service,
+    tasks: &Tasks,
+    elicitations: Arc<Elicitations>,
+    account: Account,
+    headers: &HeaderMap,
+    message: Incoming,
+) -> Response {
+    let Incoming::Request(Request { id, method, params }) = message else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let envelope = match validate(headers, &id, &method, &params) {
+        Ok(envelope) => envelope,
+        Err(error) => return error.into_response(),
+    };
+    match method.as_str() {
+        "server/discover" => Reply::new(&id, DISCOVER).into_response(),
+        "tools/list" => {
+            Reply::new(&id, ListToolsResult::stateless(tools::catalog())).into_response()
+        }
+        "tools/call" => {
+            if envelope.capabilities.tasks
+                && params.get("name").and_then(Value::as_str) == Some("call_perplexity_computer")
+            {
+                return tasks::create(&service, tasks, &account, id, params).await;
+            }
+            if let Some(modes) = envelope.capabilities.elicitation {
+                return elicitation::call(service, elicitations, account, modes, id, params).await;
+            }
+            call::plain(service, account, ProtocolVersion::STATELESS, id, params).await
+        }
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            if !envelope.capabilities.tasks {
+                return ErrorData::missing_capability(format!(
+                    "Missing required client capability: {method} needs the \
+                     {TASKS_EXTENSION} extension declared in \
+                     _meta[\"{META_CAPABILITIES}\"].extensions on this request"
+                ))
+                .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
+                .with_id(Some(id))
+                .into_response();
+            }
+            match method.as_str() {
+                "tasks/get" => tasks::get(&service, tasks, &account, id, params).await,
+                "tasks/update" => tasks::update(&service, tasks, &account, id, params).await,
+                _ => tasks::cancel(&service, tasks, &account, id, &params),
+            }
+        }
+        other => {
+            let hint = if other == "initialize" || other == "ping" {
+                " 2026-07-28 removed initialize and ping: requests are stateless (send \
+                 server/discover to learn what this server speaks)."
+            } else if other == "tasks/result" || other == "tasks/list" {
+                " The tasks extension has no tasks/result or tasks/list: poll tasks/get with \
+                 the taskId you saved."
+            } else {
+                " This server offers server/discover, tools/list, tools/call and, with the tasks \
+                 extension, tasks/get, tasks/update and tasks/cancel."
+            };
+            ErrorData::method_not_found(format!("Method not found: {other}.{hint}"))
+                .with_status(StatusCode::NOT_FOUND)
+                .with_id(Some(id))
+                .into_response()
+        }
+    }
+}

@@ -1,0 +1,559 @@
+//! The `io.modelcontextprotocol/tasks` extension (2026-07-28 only), as the Computer document
+//! describes it: `call_perplexity_computer` answers `resultType: "task"` at once, the client
+//! polls `tasks/get`, answers `inputRequests` with `tasks/update`, and `tasks/cancel` only
+//! acknowledges (the stop URL or `cancel_task` really stops Computer).
+//!
+//! A task is a view of one message on one thread: its state is read from the thread on every
+//! poll (task state lives in the mock, not in a connection). A newer message on the thread
+//! starts another task, which follows the entries from that message on, so the older task keeps
+//! answering for its own request and a finished result stays readable. Answers are the same
+//! service commands a handshake client's tools run (answer, approve, deny), so both eras move
+//! the thread identically.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use super::call;
+use crate::clock::{iso, to_chrono};
+use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
+use crate::computer::model::content::CallToolResult;
+use crate::computer::model::elicitation::{
+    ElicitAction, ElicitParams, InputRequest, InputRequests, form_content_problem,
+};
+use crate::computer::model::jsonrpc::{ErrorData, RequestId, Response as Reply};
+use crate::computer::model::lifecycle::ResultType;
+use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, TaskStatus};
+use crate::computer::model::tasks::{
+    CreateTaskResult, GetTaskResult, TaskAck, TaskInfo, TaskMeta, TaskState,
+};
+use crate::computer::model::version::ProtocolVersion;
+use crate::computer::render;
+use crate::computer::service::queries::TaskView;
+use crate::computer::service::{Service, Wait};
+use crate::computer::tools;
+use crate::world::Account;
+
+/// The document's default poll interval.
+const DEFAULT_POLL_INTERVAL_MS: u64 = 5_000;
+/// The document's default lifetime: 30 days.
+const DEFAULT_TTL_MS: u64 = 30 * 24 * 3_600_000;
+
+/// Every task of every account.
+#[derive(Debug, Default)]
+pub(crate) struct Tasks {
+    tasks: Mutex<HashMap<String, Task>>,
+}
+
+impl Tasks {
+    /// Forgets every task (`POST /_mock/reset`); their threads are gone too.
+    pub(crate) fn clear(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Task>> {
+        self.tasks
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The newest task on a thread, if any.
+    fn current(&self, account: &str, thread_id: &str) -> Option<String> {
+        self.lock()
+            .values()
+            .filter(|t| t.account == account && t.thread_id == thread_id)
+            .max_by_key(|t| t.created_at)
+            .map(|t| t.id.clone())
+    }
+
+    /// The task `task_id` if it exists, belongs to `account` and has not expired at `now`.
+    fn owned(&self, account: &str, task_id: &str, now: DateTime<Utc>) -> Option<Task> {
+        let tasks = self.lock();
+        let task = tasks.get(task_id).filter(|t| t.account == account)?;
+        let expires = task.created_at + to_chrono(Duration::from_millis(task.ttl_ms));
+        (now < expires).then(|| task.clone())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Task {
+    id: String,
+    account: String,
+    thread_id: String,
+    created_at: DateTime<Utc>,
+    last_updated_at: DateTime<Utc>,
+    ttl_ms: u64,
+    poll_interval_ms: u64,
+    /// The last state a poll saw (status, statusMessage, result, inputRequests), to date
+    /// changes.
+    last_seen: Option<String>,
+    /// The thread entry this task's message created (or resumed, or will create once queued).
+    first_entry: usize,
+    /// The last entry this task covers, once a newer message started another task.
+    last_entry: Option<usize>,
+    /// Input-request keys whose response was delivered (never reused).
+    used_keys: HashSet<String>,
+    /// How often each request was asked again after a `decline`/`cancel` left it open.
+    rounds: HashMap<String, u32>,
+    /// Requests no longer asked in this task: URL requests the user accepted (they finish on
+    /// the page) or declined (dismissed).
+    settled: HashSet<String>,
+}
+
+fn invalid_params(id: &RequestId, message: String) -> Response {
+    ErrorData::invalid_params(message)
+        .with_id(Some(id.clone()))
+        .into_response()
+}
+
+fn not_found(id: &RequestId, task_id: &str) -> Response {
+    invalid_params(
+        id,
+        format!(
+            "Failed to retrieve task: Task not found (`{task_id}` is unknown, expired or belongs \
+             to another account). Poll with the exact taskId a tools/call returned."
+        ),
+    )
+}
+
+fn task_id_param(params: &Value) -> &str {
+    params.get("taskId").and_then(Value::as_str).unwrap_or("")
+}
+
+/// `tools/call` of `call_perplexity_computer` from a client that declared the extension.
+pub(crate) async fn create(
+    service: &Service,
+    tasks: &Tasks,
+    account: &Account,
+    id: RequestId,
+    mut params: Value,
+) -> Response {
+    let arguments = call::take_arguments(&mut params);
+    let sent = match tools::arguments::<CallComputer>("call_perplexity_computer", &arguments) {
+        Ok(args) => {
+            let follow_up = args.thread_id.is_some();
+            let sent = service.send(account, args, Wait::none()).await;
+            sent.delivered
+                .map(|delivered| (follow_up, delivered))
+                .ok_or(sent.reply)
+        }
+        Err(refused) => Err(refused),
+    };
+    let (follow_up, (thread_id, delivered)) = match sent {
+        Ok(sent) => sent,
+        Err(reply) => {
+            // Nothing was sent: a regular tool result, as the document says.
+            let result = render::call_result(reply, ProtocolVersion::STATELESS).stateless();
+            return Reply::new(&id, result).into_response();
+        }
+    };
+    // The message's task covers its entry from now on; the thread's previous task ends with
+    // the entry before (or with the entry it resumed).
+    if follow_up
+        && let Some(previous) = tasks.current(&account.id, &thread_id)
+        && let Some(task) = tasks.lock().get_mut(&previous)
+        && task.last_entry.is_none()
+    {
+        task.last_entry = delivered.previous;
+    }
+    let timing = service.task_timing(account, &thread_id);
+    let now = service.now();
+    let task = Task {
+        // Unguessable and unrelated to the thread id, so a client that parses it is caught.
+        id: format!("task-{}", Uuid::new_v4().simple()),
+        account: account.id.clone(),
+        thread_id: thread_id.clone(),
+        created_at: now,
+        last_updated_at: now,
+        ttl_ms: timing.ttl_ms.unwrap_or(DEFAULT_TTL_MS),
+        poll_interval_ms: timing.poll_interval_ms.unwrap_or(DEFAULT_POLL_INTERVAL_MS),
+        last_seen: None,
+        first_entry: delivered.entry,
+        last_entry: None,
+        used_keys: HashSet::new(),
+        rounds: HashMap::new(),
+        settled: HashSet::new(),
+    };
+    let task_id = task.id.clone();
+    tasks.lock().insert(task_id.clone(), task);
+    let Some(state) = poll(service, tasks, account, &task_id).await else {
+        return ErrorData::internal("The task vanished")
+            .with_id(Some(id))
+            .into_response();
+    };
+    let mut meta = TaskMeta::new(thread_id.clone());
+    meta.stop_url = Some(service.stop_url(&thread_id));
+    let result = CreateTaskResult {
+        info: state.info,
+        result_type: ResultType::Task,
+        meta,
+    };
+    Reply::new(&id, result).into_response()
+}
+
+/// `tasks/get`.
+pub(crate) async fn get(
+    service: &Service,
+    tasks: &Tasks,
+    account: &Account,
+    id: RequestId,
+    params: Value,
+) -> Response {
+    let task_id = task_id_param(&params);
+    if tasks.owned(&account.id, task_id, service.now()).is_none() {
+        return not_found(&id, task_id);
+    }
+    match poll(service, tasks, account, task_id).await {
+        Some(state) => Reply::new(&id, state).into_response(),
+        None => not_found(&id, task_id),
+    }
+}
+
+/// One outstanding input request of a task.
+#[derive(Debug, Clone)]
+struct Outstanding {
+    request_id: String,
+    kind: Asked,
+    request: InputRequest,
+}
+
+/// What a task asked, and so what each action does.
+#[derive(Debug, Clone)]
+enum Asked {
+    /// Questions: a form; `accept` answers them.
+    Questions(Value),
+    /// An approval: a form without fields; `accept` approves, `decline` denies.
+    Approval,
+    /// A sign-in, a Perplexity-only form or a top-up: a URL the user finishes on.
+    Url,
+}
+
+/// The outstanding requests of the thread's latest request, keyed as this task names them.
+fn outstanding(
+    task: &Task,
+    awaiting: &[crate::computer::model::results::Awaiting],
+) -> Vec<(String, Outstanding)> {
+    let key =
+        |prefix: &str, request_id: &str| match task.rounds.get(request_id).copied().unwrap_or(0) {
+            0 => format!("{prefix}:{request_id}"),
+            n => format!("{prefix}:{request_id}.{n}"),
+        };
+    awaiting
+        .iter()
+        .filter(|a| !task.settled.contains(&a.request_id))
+        .filter_map(|a| {
+            let (prefix, asked, params) = match &a.kind {
+                AwaitingKind::Questions { schema, .. } => (
+                    "answer",
+                    Asked::Questions(schema.clone()),
+                    ElicitParams::asking(&a.kind)?,
+                ),
+                AwaitingKind::Confirm { .. } => {
+                    ("confirm", Asked::Approval, ElicitParams::asking(&a.kind)?)
+                }
+                AwaitingKind::SignIn { .. } => {
+                    ("sign-in", Asked::Url, ElicitParams::asking(&a.kind)?)
+                }
+                AwaitingKind::Form { title, url } => (
+                    "form",
+                    Asked::Url,
+                    ElicitParams::url(format!("{title}: finish this in Perplexity."), url.clone()),
+                ),
+                AwaitingKind::Credits { url } => (
+                    "credits",
+                    Asked::Url,
+                    ElicitParams::url(
+                        "Your account is out of credits: add credits so Computer can continue.",
+                        url.clone(),
+                    ),
+                ),
+            };
+            Some((
+                key(prefix, &a.request_id),
+                Outstanding {
+                    request_id: a.request_id.clone(),
+                    kind: asked,
+                    request: InputRequest::new(params),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// What a poll compares with the previous one to tell whether the task changed.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Seen<'a> {
+    status: TaskState,
+    status_message: &'a str,
+    result: &'a Option<CallToolResult>,
+    input_requests: &'a Option<InputRequests>,
+}
+
+/// The task as `tasks/get` shows it (`None` when the task or its thread is gone).
+async fn poll(
+    service: &Service,
+    tasks: &Tasks,
+    account: &Account,
+    task_id: &str,
+) -> Option<GetTaskResult> {
+    let task = tasks.lock().get(task_id).cloned()?;
+    if task.last_entry.is_none() {
+        service
+            .continue_after_top_up(account, &task.thread_id)
+            .await;
+    }
+    let view = service.task_view(account, &task.thread_id, task.first_entry, task.last_entry)?;
+    let TaskView {
+        checkpoint,
+        steps,
+        awaiting,
+        wake_at,
+        current_step,
+        thread_status,
+    } = view;
+    let output = checkpoint.unwrap_or_else(|| {
+        Checkpoint::bare(
+            task.thread_id.clone(),
+            Event::Queued,
+            "Queued: Computer starts on this message when the current request ends.",
+            TaskStatus::Working,
+        )
+    });
+    let status = match (output.event, output.task_status) {
+        (Event::Complete | Event::Error, _) | (_, TaskStatus::Completed | TaskStatus::Failed) => {
+            TaskState::Completed
+        }
+        (_, TaskStatus::Cancelled) => TaskState::Cancelled,
+        (_, TaskStatus::InputRequired) => TaskState::InputRequired,
+        (_, TaskStatus::Working) => TaskState::Working,
+    };
+    let text = output.text.as_str();
+    let status_message = match (status, output.event) {
+        (TaskState::Completed, _) if output.is_error => {
+            format!("Computer failed: {}", first_line(text))
+        }
+        (TaskState::Completed, _) => format!("Completed: {}", first_line(text)),
+        (TaskState::Cancelled, _) => "Cancelled: Computer stopped working on this task.".to_owned(),
+        (TaskState::InputRequired, _) => format!("Waiting for you: {}", first_line(text)),
+        (_, Event::Sleep) => format!(
+            "Sleeping until {}; Computer continues then.",
+            wake_at.unwrap_or_default()
+        ),
+        (_, Event::Waiting) => format!("Waiting: {}", first_line(text)),
+        (_, Event::Queued) => first_line(text),
+        _ => match current_step {
+            Some(step) => format!("Working: {step}"),
+            None => format!("Working (thread {thread_status})."),
+        },
+    };
+    let input_requests = (status == TaskState::InputRequired).then(|| {
+        InputRequests(
+            outstanding(&task, &awaiting)
+                .into_iter()
+                .map(|(key, o)| (key, o.request))
+                .collect(),
+        )
+    });
+    let result = (status == TaskState::Completed)
+        .then(|| render::call_result(output.into(), ProtocolVersion::STATELESS));
+    let seen = serde_json::to_string(&Seen {
+        status,
+        status_message: &status_message,
+        result: &result,
+        input_requests: &input_requests,
+    })
+    .unwrap_or_default();
+    let now = service.now();
+    let last_updated_at = {
+        let mut all = tasks.lock();
+        let stored = all.get_mut(task_id)?;
+        if stored.last_seen.as_ref() != Some(&seen) {
+            if stored.last_seen.is_some() {
+                stored.last_updated_at = now;
+            }
+            stored.last_seen = Some(seen);
+        }
+        stored.last_updated_at
+    };
+    let mut meta = TaskMeta::new(task.thread_id.clone());
+    meta.steps = Some(steps);
+    Some(GetTaskResult {
+        result,
+        input_requests,
+        info: TaskInfo {
+            task_id: task.id.clone(),
+            status,
+            status_message,
+            created_at: iso(task.created_at),
+            last_updated_at: iso(last_updated_at),
+            ttl_ms: task.ttl_ms,
+            poll_interval_ms: task.poll_interval_ms,
+        },
+        meta,
+        result_type: ResultType::Complete,
+    })
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    if line.chars().count() > 200 {
+        format!("{}…", line.chars().take(200).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}
+
+/// `tasks/update`: delivers `inputResponses`; unknown or no-longer-waiting keys are ignored.
+pub(crate) async fn update(
+    service: &Service,
+    tasks: &Tasks,
+    account: &Account,
+    id: RequestId,
+    params: Value,
+) -> Response {
+    let task_id = task_id_param(&params);
+    let Some(task) = tasks.owned(&account.id, task_id, service.now()) else {
+        return not_found(&id, task_id);
+    };
+    let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
+        return invalid_params(
+            &id,
+            "tasks/update needs params.inputResponses, an object keyed by the inputRequests \
+             keys of tasks/get"
+                .into(),
+        );
+    };
+    let awaiting =
+        service.task_awaiting(account, &task.thread_id, task.first_entry, task.last_entry);
+    let requests = outstanding(&task, &awaiting);
+    // Check everything first, so a bad response changes nothing.
+    let mut plan = Vec::new();
+    for (key, response) in responses {
+        let Some((_, asked)) = requests.iter().find(|(k, _)| k == key) else {
+            continue;
+        };
+        if task.used_keys.contains(key) {
+            continue;
+        }
+        let Some(action) = ElicitAction::of(response) else {
+            return invalid_params(
+                &id,
+                format!(
+                    "inputResponses[\"{key}\"] needs action \"accept\", \"decline\" or \
+                     \"cancel\" (an elicitation result)"
+                ),
+            );
+        };
+        if action == ElicitAction::Accept
+            && let Asked::Questions(schema) = &asked.kind
+            && let Some(problem) = form_content_problem(schema, response.get("content"))
+        {
+            return invalid_params(
+                &id,
+                format!(
+                    "inputResponses[\"{key}\"] does not match the requested schema: {problem}. \
+                     Nothing was changed."
+                ),
+            );
+        }
+        plan.push((
+            key.clone(),
+            asked.clone(),
+            action,
+            response.get("content").cloned(),
+        ));
+    }
+    for (key, asked, action, content) in plan {
+        let thread_id = task.thread_id.clone();
+        let request_id = asked.request_id.clone();
+        let confirm = |result: &str| ConfirmAction {
+            thread_id: thread_id.clone(),
+            result: result.to_owned(),
+            attachment_urls: Vec::new(),
+            followup_uuid: Some(request_id.clone()),
+        };
+        let mut ask_again = false;
+        match (&asked.kind, action) {
+            (Asked::Questions(_), ElicitAction::Accept) => {
+                let answers = match content {
+                    Some(Value::Object(answers)) => answers,
+                    _ => Map::new(),
+                };
+                let args = AnswerQuestion {
+                    thread_id: thread_id.clone(),
+                    answers,
+                    attachment_urls: Vec::new(),
+                    followup_uuid: Some(request_id.clone()),
+                };
+                service.answer(account, args, Wait::none()).await;
+            }
+            (Asked::Approval, ElicitAction::Accept) => {
+                service
+                    .confirm(account, confirm("Approved."), true, Wait::none())
+                    .await;
+            }
+            (Asked::Approval, ElicitAction::Decline) => {
+                service
+                    .confirm(account, confirm("Declined."), false, Wait::none())
+                    .await;
+            }
+            // A declined or cancelled question and a cancelled approval stay open: they are
+            // asked again under a new key (keys are never reused).
+            (Asked::Questions(_) | Asked::Approval, _) => ask_again = true,
+            // URL requests: accept is consent to open the page (the user finishes there), so
+            // this task stops asking; decline dismisses a sign-in ("decline dismisses the
+            // sign-in"), which the thread drops from its auth_requests and stops waiting on.
+            // Other pages (forms, billing) have nothing to dismiss.
+            (Asked::Url, ElicitAction::Decline) => {
+                service.dismiss_sign_in(account, &thread_id, &request_id);
+            }
+            (Asked::Url, _) => {}
+        }
+        let mut all = tasks.lock();
+        if let Some(stored) = all.get_mut(&task.id) {
+            stored.used_keys.insert(key);
+            if ask_again {
+                *stored.rounds.entry(request_id.clone()).or_insert(0) += 1;
+            }
+            if matches!(asked.kind, Asked::Url) {
+                stored.settled.insert(request_id);
+            }
+        }
+    }
+    let ack = TaskAck {
+        meta: TaskMeta::new(task.thread_id),
+        result_type: ResultType::Complete,
+    };
+    Reply::new(&id, ack).into_response()
+}
+
+/// `tasks/cancel`: an acknowledgement with the stop URL; Computer keeps its status.
+pub(crate) fn cancel(
+    service: &Service,
+    tasks: &Tasks,
+    account: &Account,
+    id: RequestId,
+    params: &Value,
+) -> Response {
+    let task_id = task_id_param(params);
+    let Some(task) = tasks.owned(&account.id, task_id, service.now()) else {
+        return not_found(&id, task_id);
+    };
+    let mut meta = TaskMeta::new(task.thread_id.clone());
+    meta.stop_url = Some(service.stop_url(&task.thread_id));
+    Reply::new(
+        &id,
+        TaskAck {
+            meta,
+            result_type: ResultType::Complete,
+        },
+    )
+    .into_response()
+}
