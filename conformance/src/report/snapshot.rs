@@ -34,6 +34,11 @@
 //! consecutive items (a poll the client repeated as often as its speed allowed) is written once,
 //! followed by `(repeats: this item, again one or more times)`.
 //!
+//! A listening stream (a `GET` of the MCP endpoint, which a client opens alongside its `POST`s
+//! to hear from the server) is written after everything else, under the comment line
+//! `# listening streams (GET), opened alongside the requests above`: its place among the
+//! requests depends on timing, not on the client.
+//!
 //! Values that differ between runs are numbered placeholders (`<id-1>`, `<token-2>`,
 //! `<thread-1>`, `<time-3>`, `<port-1>`, ...), as `mock_server::journal::normalize` makes them,
 //! numbered across the exchanges and the user channel together.
@@ -60,6 +65,8 @@ pub fn transcript(scenario: &str, exchanges: &[Exchange], user: &[UserRecord]) -
     let normalizer = Normalizer::new();
     let mut items: Vec<Value> = Vec::with_capacity(exchanges.len() + user.len());
     let mut records = user.iter().peekable();
+    let (streams, exchanges): (Vec<&Exchange>, Vec<&Exchange>) =
+        exchanges.iter().partition(|e| is_listening_stream(e));
     for exchange in exchanges {
         while let Some(record) = records.next_if(|r| r.at <= exchange.seq) {
             items.push(user_item(record));
@@ -76,16 +83,33 @@ pub fn transcript(scenario: &str, exchanges: &[Exchange], user: &[UserRecord]) -
         items.push(item);
     }
     items.extend(records.map(user_item));
+    items.extend(streams.into_iter().map(|e| {
+        let mut item = normalizer.view(e);
+        if let Some(map) = item.as_object_mut() {
+            map.insert("listening".into(), json!(true));
+        }
+        item
+    }));
     let normalized = normalizer.normalize_items(items);
     let mut out = format!(
         "# {SNAPSHOT_FORMAT} · scenario {scenario}\n\
          # what the client sent (>) and the mock answered (<), normalised; see docs/conformance.md\n"
     );
+    let mut listening = false;
     for item in normalized.as_array().into_iter().flatten() {
+        if !listening && item.get("listening") == Some(&Value::Bool(true)) {
+            listening = true;
+            out.push_str("\n# listening streams (GET), opened alongside the requests above\n");
+        }
         out.push('\n');
         render(&mut out, item);
     }
     out
+}
+
+/// A `GET` of the MCP endpoint: the stream a client keeps open to hear from the server.
+fn is_listening_stream(exchange: &Exchange) -> bool {
+    exchange.method == "GET" && exchange.path == mock_server::MCP_PATH
 }
 
 fn user_item(record: &UserRecord) -> Value {
@@ -346,6 +370,45 @@ mod tests {
         e.request_body = body;
         e.response_body = answer;
         e
+    }
+
+    #[test]
+    fn a_listening_stream_is_written_last_wherever_it_landed_among_the_requests() {
+        let call = |seq: usize, method: &str| {
+            exchange(
+                seq,
+                mock_server::MCP_PATH,
+                json!({"jsonrpc": "2.0", "id": seq, "method": method}),
+                json!({"jsonrpc": "2.0", "id": seq, "result": {}}),
+            )
+        };
+        let stream = |seq: usize| {
+            let mut e = Exchange::new(seq, "GET", mock_server::MCP_PATH, 200, Clock::fixed_epoch());
+            e.request_headers
+                .insert("accept".into(), json!("text/event-stream"));
+            e
+        };
+        let user = |at: usize| {
+            vec![UserRecord {
+                at,
+                kind: "next-message".into(),
+                request: Value::Null,
+                response: json!({"message": "hi"}),
+            }]
+        };
+        // The stream opened before the first call, then after it; the person's message came
+        // between the two calls both times.
+        let early = vec![call(0, "initialize"), stream(1), call(2, "tools/list")];
+        let late = vec![call(0, "initialize"), call(1, "tools/list"), stream(2)];
+        let a = transcript("demo", &early, &user(2));
+        let b = transcript("demo", &late, &user(1));
+        assert_eq!(a, b);
+        let (before, after) = a
+            .split_once("# listening streams (GET), opened alongside the requests above\n")
+            .expect("the section");
+        assert!(before.contains("tools/list") && before.contains("user: next-message"));
+        assert!(after.contains("> GET /rest/computer/mcp"), "{after}");
+        assert!(!before.contains("> GET"), "{before}");
     }
 
     #[test]
