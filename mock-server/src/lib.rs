@@ -223,6 +223,8 @@ struct Shared {
     catalog: Arc<Catalog>,
     computer: computer::Computer,
     oauth: Arc<oauth::Store>,
+    /// Bearer tokens checked for the MCP endpoint and the Agent API alike.
+    authenticator: http::auth::Authenticator,
     agent: Arc<agent::Store>,
 }
 
@@ -274,7 +276,7 @@ impl AppState {
             world: world.clone(),
             base_url: base_url.clone(),
             call_wait: config.call_wait,
-            authenticator,
+            authenticator: authenticator.clone(),
             limits: config.limits,
         });
         Ok(Self {
@@ -287,6 +289,7 @@ impl AppState {
                 catalog,
                 computer,
                 oauth,
+                authenticator,
                 agent: Arc::default(),
             }),
         })
@@ -336,9 +339,7 @@ impl AppState {
             auto_consent: shared.config.auto_consent.clone(),
         });
         let agent = agent::AgentState::new(agent::AgentSetup {
-            auth: shared.config.auth,
-            world: shared.world.clone(),
-            tokens: shared.oauth.clone(),
+            authenticator: shared.authenticator.clone(),
             clock: shared.clock.clone(),
             store: shared.agent.clone(),
             catalog: shared.catalog.clone(),
