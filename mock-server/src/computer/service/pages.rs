@@ -18,8 +18,24 @@ pub(crate) enum SignInVisit {
         /// Whether the sign-in is done now.
         completed: bool,
     },
-    /// No such sign-in (unknown link, or the request ended).
+    /// The sign-in was finished (or dismissed) earlier: a used link.
+    AlreadyDone {
+        /// The connector's display name.
+        display_name: String,
+    },
+    /// No such sign-in (unknown link).
     Missing,
+}
+
+/// A form only Perplexity shows, as its page renders it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FormPage {
+    /// The form's title, from the scenario.
+    pub(crate) title: String,
+    /// What Computer said about it, from the scenario.
+    pub(crate) instructions: String,
+    /// Whether it had been submitted before this visit.
+    pub(crate) submitted: bool,
 }
 
 /// A file to serve.
@@ -51,12 +67,26 @@ impl Service {
                     }
                     _ => None,
                 });
-                let Some(found) = found else {
+                // A link whose sign-in ended: the request moved to the entry's past requests.
+                let past = || {
+                    t.entries
+                        .iter()
+                        .rev()
+                        .flat_map(|e| e.past_requests.iter())
+                        .find(|r| r.id == request)
+                        .cloned()
+                };
+                let Some(found) = found.or_else(past) else {
                     return SignInVisit::Missing;
                 };
                 let RequestKind::SignIn(spec) = &found.kind else {
                     return SignInVisit::Missing;
                 };
+                if found.state != RequestState::Open {
+                    return SignInVisit::AlreadyDone {
+                        display_name: spec.display_name.clone(),
+                    };
+                }
                 let completed = if submit {
                     t.resolve(request, RequestState::CompletedOnPage, now);
                     true
@@ -71,16 +101,42 @@ impl Service {
             .unwrap_or(SignInVisit::Missing)
     }
 
-    /// The title of form `request` of `thread`, while the thread still waits on it.
-    pub(crate) fn form_title(&self, thread: &str, request: &str) -> Option<String> {
+    /// Form `request` of `thread`, while the thread still waits on it; `submit`: its button was
+    /// pressed, which completes the form's step (the thread goes on when the user continues
+    /// the conversation, as the document says).
+    pub(crate) fn form(&self, thread: &str, request: &str, submit: bool) -> Option<FormPage> {
+        let now = self.now();
         self.engine
             .with_any_thread(thread, |t| {
-                t.entries.iter().rev().find_map(|e| match &e.phase {
-                    Phase::Input {
-                        kind: InputKind::Interaction { request_id, title },
-                        ..
-                    } if request_id == request => Some(title.clone()),
-                    _ => None,
+                let entry = t.entries.last_mut()?;
+                let Phase::Input {
+                    kind: InputKind::Interaction { request_id, title },
+                    ..
+                } = &entry.phase
+                else {
+                    return None;
+                };
+                if request_id != request {
+                    return None;
+                }
+                let title = title.clone();
+                let step = entry
+                    .steps
+                    .iter_mut()
+                    .rev()
+                    .find(|s| s.title == title && s.kind == "ask_user");
+                let already = step.as_ref().is_some_and(|s| s.status == "completed");
+                if submit && !already {
+                    if let Some(step) = step {
+                        step.status = "completed";
+                        step.completed_at = Some(now);
+                    }
+                    entry.checkpoint += 1;
+                }
+                Some(FormPage {
+                    title,
+                    instructions: entry.outcome_text.clone(),
+                    submitted: already,
                 })
             })
             .flatten()
