@@ -174,6 +174,23 @@ impl World {
         Some(self.state().ledger.top_up(account, amount))
     }
 
+    /// Puts one account's balance, quota and spending back where the world file starts them
+    /// (the dashboard's reset button); returns the balance, `None` for an unknown account.
+    pub(crate) fn reset_account(&self, account: &str) -> Option<i64> {
+        let account = self.account(account)?;
+        Some(self.state().ledger.reopen(account))
+    }
+
+    /// When the account's exhausted quota comes back (`None`: not exhausted).
+    pub(crate) fn quota_exhausted_until(&self, account: &str) -> Option<DateTime<Utc>> {
+        self.state().ledger.quota_exhausted_until(account)
+    }
+
+    /// Credits spent since the last top-up, counted against the spending limit.
+    pub(crate) fn spent(&self, account: &str) -> i64 {
+        self.state().ledger.spent(account)
+    }
+
     /// Marks the quota used up until the first day of the next month (UTC) after `now`.
     pub(crate) fn exhaust_quota(&self, account: &str, now: DateTime<Utc>) -> DateTime<Utc> {
         self.state().ledger.exhaust_quota(account, now)

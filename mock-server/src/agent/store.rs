@@ -189,6 +189,16 @@ impl Store {
         self.runs().insert(run.id.clone(), run);
     }
 
+    /// Every run, whoever owns it (for the dashboard), in no particular order.
+    pub(crate) fn listing(&self) -> Vec<Arc<Run>> {
+        self.runs().values().cloned().collect()
+    }
+
+    /// The run with this id, whoever owns it (for the dashboard's cancel button).
+    pub(crate) fn any(&self, id: &str) -> Option<Arc<Run>> {
+        self.runs().get(id).cloned()
+    }
+
     /// The run with this id if `account` owns it; another account's run looks unknown.
     pub(crate) fn get(&self, account: &str, id: &str) -> Option<Arc<Run>> {
         self.runs()

@@ -75,6 +75,11 @@ impl Endpoint {
             .with_state(self.clone())
     }
 
+    /// Every MCP task, for the dashboard.
+    pub(crate) fn tasks(&self) -> Vec<tasks::TaskRow> {
+        self.inner.tasks.listing()
+    }
+
     /// Forgets every thread, task and pending in-call question (`POST /_mock/reset`); a later
     /// answer or poll is refused as unknown.
     pub(crate) fn reset(&self) {
