@@ -8,6 +8,7 @@
 mod dashboard;
 mod read_models;
 
+mod oauth;
 mod state;
 
 use std::time::Duration;
@@ -36,6 +37,7 @@ pub(crate) fn routes() -> Router<ControlState> {
         .route("/_mock/scenarios", get(scenarios))
         .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
+        .route("/_mock/oauth/revoke", post(oauth::revoke))
         .route("/_mock/billing/{account}", get(billing_page))
         .route("/_mock/billing/{account}/top-up", post(billing_top_up))
         .route("/_mock/projects/{uuid}", get(project_page))
