@@ -264,3 +264,97 @@ async fn github_with_the_sandbox_runs_through_git_and_gh_unless_allowed_tools_is
         ]
     );
 }
+
+fn calls(response: &Value) -> Vec<Value> {
+    response["output"]
+        .as_array()
+        .map(|o| {
+            o.iter()
+                .filter(|i| i["type"] == "mcp_call")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn answer_text(response: &Value) -> String {
+    response["output"]
+        .as_array()
+        .and_then(|o| o.iter().rev().find(|i| i["type"] == "message"))
+        .and_then(|m| m["content"][0]["text"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_transient_connector_error_works_when_retried_later() {
+    // CONNECTOR_UNAVAILABLE: "The connector service could not be reached. Transient. Retry
+    // later."
+    let mock = Mock::new();
+    let first = mock
+        .agent_create(
+            ALICE,
+            body(
+                "#connector-transient what's new?",
+                json!([slack(json!({}))]),
+            ),
+        )
+        .await;
+    assert_eq!(first.body["status"], "completed");
+    assert_eq!(calls(&first.body)[0]["error"], "CONNECTOR_UNAVAILABLE");
+    assert!(answer_text(&first.body).contains("CONNECTOR_UNAVAILABLE"));
+    let id = first.body["id"].as_str().expect("id");
+    let mut retry = body("Try again?", json!([slack(json!({}))]));
+    retry["previous_response_id"] = json!(id);
+    let second = mock.agent_create(ALICE, retry).await;
+    assert_eq!(second.status, 200, "{:#}", second.body);
+    let call = &calls(&second.body)[0];
+    assert!(call.get("error").is_none_or(Value::is_null), "{call:#}");
+    assert!(call["output"].as_str().is_some_and(|o| o.contains("Dana")));
+    assert!(answer_text(&second.body).contains("Dana"));
+
+    // The same retry sent as history in `input` (as a ZDR client or a chat framework does).
+    let mut history: Vec<Value> = vec![
+        json!({"type": "message", "role": "user", "content": "#connector-transient what's new?"}),
+    ];
+    history.extend(
+        first.body["output"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|i| i["type"] == "mcp_call" || i["type"] == "message")
+            .cloned(),
+    );
+    history.push(json!({"type": "message", "role": "user", "content": "Try again?"}));
+    let mut request = body("", json!([slack(json!({}))]));
+    request["input"] = Value::Array(history);
+    let third = mock.agent_create(ALICE, request).await;
+    assert_eq!(third.status, 200, "{:#}", third.body);
+    let call = &calls(&third.body)[0];
+    assert!(call.get("error").is_none_or(Value::is_null), "{call:#}");
+    assert!(
+        answer_text(&third.body).contains("Dana"),
+        "{:#}",
+        third.body
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_error_value_no_document_lists_is_passed_on_and_answered_as_a_failure() {
+    // mcp_call.error is a free-form string: a client must treat a value it does not know as a
+    // failure.
+    let mock = Mock::new();
+    let reply = mock
+        .agent_create(
+            ALICE,
+            body("#connector-unknown-error", json!([slack(json!({}))])),
+        )
+        .await;
+    assert_eq!(reply.body["status"], "completed");
+    assert_eq!(calls(&reply.body)[0]["error"], "RATE_LIMITED");
+    let text = answer_text(&reply.body);
+    assert!(
+        text.contains("RATE_LIMITED") && text.starts_with("I could not"),
+        "{text}"
+    );
+}

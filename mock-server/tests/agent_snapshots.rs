@@ -16,7 +16,11 @@ fn tools_for(scenario: &str, mcp_url: &str) -> Value {
     let mcp = json!({"type": "mcp", "server_label": "computer", "server_url": mcp_url,
                      "authorization": "alice-dev-token", "allowed_tools": ["models_list"]});
     match scenario {
-        "slack-summary" | "connector-auth-lapsed" | "connector-errors" => {
+        "slack-summary"
+        | "connector-auth-lapsed"
+        | "connector-errors"
+        | "connector-transient"
+        | "connector-unknown-error" => {
             json!([{"type": "connector", "id": "connector_slack", "server_label": "slack"}])
         }
         "deepwiki-question" | "discovery-failure" => json!([mcp]),

@@ -561,6 +561,56 @@ async fn quota_exhausted() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn credit_check_outage() {
+    let mut s = Script::new().await;
+    let message = "#credit-check-outage Plan a week in Kyoto";
+    let r = s
+        .call("call_perplexity_computer", json!({"message": message}))
+        .await;
+    assert!(r["interactive"].get("billing_url").is_none(), "{r}");
+    s.call("call_perplexity_computer", json!({"message": message}))
+        .await;
+    s.snapshot("credit-check-outage");
+}
+
+#[tokio::test(start_paused = true)]
+async fn short_download_links() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#short-download-links Plan a week in Kyoto"}),
+        )
+        .await;
+    let thread = field(&r, "/thread_id");
+    let listed = s
+        .call("list_thread_assets", json!({"thread_id": thread}))
+        .await;
+    let asset = field(&listed, "/assets/0/asset_id");
+    s.call(
+        "create_asset_download",
+        json!({"thread_id": thread, "asset_id": asset}),
+    )
+    .await;
+    s.snapshot("short-download-links");
+}
+
+#[tokio::test(start_paused = true)]
+async fn unknown_file_facts() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#unknown-file-facts Export the records"}),
+        )
+        .await;
+    let thread = field(&r, "/thread_id");
+    s.call("list_thread_assets", json!({"thread_id": thread}))
+        .await;
+    s.snapshot("unknown-file-facts");
+}
+
+#[tokio::test(start_paused = true)]
 async fn access_denied() {
     let mut s = Script::new().await;
     s.call(

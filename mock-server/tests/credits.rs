@@ -69,6 +69,38 @@ async fn after_a_top_up_on_the_billing_page_the_same_message_goes_through() {
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn an_outage_refusal_has_no_billing_url_and_the_resend_goes_through() {
+    // "billing_url is present only when topping up or changing a limit would help; it's left
+    // out for reasons like a temporary service outage."
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let message = "#credit-check-outage Research solid-state batteries";
+    let raw = client
+        .call("call_perplexity_computer", json!({"message": message}))
+        .await;
+    let refused = text_json(&raw);
+    assert_eq!(raw["isError"], false);
+    assert!(raw.get("structuredContent").is_none(), "{raw}");
+    // "If that check fails, nothing is sent and the result has no thread_id or task_status."
+    assert_eq!(keys(&refused), ["event", "interactive", "text"]);
+    assert_eq!(refused["event"], "insufficient_credits");
+    assert_eq!(
+        refused["interactive"],
+        json!({"type": "insufficient_credits", "reason": "insufficient_credits"})
+    );
+    let words = refused["text"].as_str().unwrap_or_default();
+    assert!(
+        words.contains("outage") && !words.contains("http"),
+        "{words}"
+    );
+
+    // Nothing to top up: sending the same message again goes through.
+    let result = client.start(message).await;
+    assert_eq!(result["event"], "complete");
+    assert_eq!(result["task_status"], "completed");
+}
+
 async fn send(client: &mut Client, thread: &str, message: &str) -> Value {
     client
         .call_json(

@@ -6,6 +6,7 @@
 //! - `history`: where a conversation sent as history in `input` stands;
 //! - `engine`: the run's life (`queued`, `in_progress`, a terminal status) and its turn loop;
 //! - `decide`: carrying out the approval decisions a continuation brought;
+//! - `research`: the default model's run for a request no scenario selects;
 //! - `steps`, `calls`: what each scripted step streams and adds;
 //! - `sandbox`: sandbox commands and the GitHub credentials they get;
 //! - `honesty`: what an answer says when the run could not get its data;
@@ -21,6 +22,7 @@ mod finish;
 mod history;
 mod honesty;
 mod items;
+mod research;
 mod response;
 mod sandbox;
 mod setup;

@@ -42,6 +42,15 @@ pub(crate) struct Validated {
     pub(crate) raw: Map<String, Value>,
 }
 
+impl Validated {
+    /// A preset (or effort) run that sends no `tools` gets the preset's own, `web_search` and
+    /// `fetch_url` ("Request fields override preset fields": a request's `tools` replace them).
+    pub(crate) fn brings_preset_tools(&self) -> bool {
+        (self.request.preset.is_some() || self.request.effort.is_some())
+            && !self.raw.contains_key("tools")
+    }
+}
+
 /// Parses and validates a create body.
 pub(crate) fn create_request(body: &[u8]) -> Result<Validated, ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {

@@ -30,6 +30,19 @@ const DOWNLOAD_TTL: Duration = Duration::from_secs(3600);
 /// How long a website preview URL stays valid.
 const PREVIEW_TTL: Duration = Duration::from_secs(24 * 3600);
 
+/// How long a URL minted for `asset` stays valid: a day for a website preview, else "up to one
+/// hour" (less when the scenario's file says so).
+fn download_ttl(asset: &Asset) -> Duration {
+    if asset.spec.published_url.is_some() {
+        PREVIEW_TTL
+    } else {
+        asset
+            .spec
+            .link_expires_in
+            .map_or(DOWNLOAD_TTL, |ttl| ttl.min(DOWNLOAD_TTL))
+    }
+}
+
 /// Receives progress lines for a call that sent a progress token.
 pub(crate) type ProgressSink = mpsc::UnboundedSender<String>;
 
@@ -431,11 +444,7 @@ impl Engine {
     /// Registers a fresh download token for an asset.
     fn mint_token(&self, thread_id: &str, asset: &Asset) -> String {
         let token = Uuid::new_v4().simple().to_string();
-        let ttl = if asset.spec.published_url.is_some() {
-            PREVIEW_TTL
-        } else {
-            DOWNLOAD_TTL
-        };
+        let ttl = download_ttl(asset);
         self.downloads().insert(
             token.clone(),
             Download {
@@ -463,11 +472,12 @@ impl Engine {
         })?;
         Ok(asset.map(|asset| {
             let url = self.mint_download(thread_id, &asset);
+            // "Hosted website preview URLs last 24 hours and return expires_in_seconds: null."
             let remaining = asset
                 .spec
                 .published_url
                 .is_none()
-                .then(|| i64::try_from(DOWNLOAD_TTL.as_secs()).unwrap_or(3600));
+                .then(|| i64::try_from(download_ttl(&asset).as_secs()).unwrap_or(3600));
             (url, remaining)
         }))
     }

@@ -191,7 +191,7 @@ fn interactive(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Option<Inte
         // The document's account-event object, exactly: the thread is in the result itself.
         InputKind::Credits => Interactive::InsufficientCredits {
             reason: "insufficient_credits",
-            billing_url: links.billing_url(&thread.owner),
+            billing_url: Some(links.billing_url(&thread.owner)),
             quota_reset_date: None,
         },
     })
@@ -349,7 +349,11 @@ pub(crate) fn file_facts(asset: &Asset) -> (Option<String>, Option<u64>) {
         .media_type
         .clone()
         .or_else(|| guess_media_type(&asset.spec.filename).map(str::to_owned));
-    let size = u64::try_from(file_bytes(asset).len()).ok();
+    let size = if asset.spec.size_unknown {
+        None
+    } else {
+        u64::try_from(file_bytes(asset).len()).ok()
+    };
     (media_type, size)
 }
 

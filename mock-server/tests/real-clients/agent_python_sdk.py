@@ -65,7 +65,8 @@ def main() -> int:
     r = strict.responses.create(model=MODEL, input="hi", tools=[{"type": "web_search"}])
     expect(r.status == "completed", f"sync status {r.status}")
     expect(r.object == "response" and r.id.startswith("resp_"), f"sync id/object {r.id} {r.object}")
-    expect(r.output_text == "Hello world", f"sync output_text {r.output_text!r}")
+    expect(r.output_text.startswith("Here is what I found about “hi”") and "[1]" in r.output_text,
+           f"sync output_text {r.output_text!r}")
     expect(isinstance(r.output[0], api.SearchResultsOutputItemOutput), f"item 0 {type(r.output[0])}")
     expect(r.usage is not None and r.usage.total_tokens == r.usage.input_tokens + r.usage.output_tokens,
            f"usage {r.usage}")
@@ -96,7 +97,7 @@ def main() -> int:
     expect([e.sequence_number for e in events] == list(range(len(events))), "sequence numbers")
     expect(isinstance(events[-1], api.ResponseCompletedEventOutput), f"terminal {type(events[-1])}")
     text = "".join(e.delta for e in events if isinstance(e, api.TextDeltaEventOutput))
-    expect(text == "Hello world", f"deltas {text!r}")
+    expect(text.startswith("Here is what I found about “hi”"), f"deltas {text!r}")
     expect(events[-1].response.usage is not None, "usage on response.completed")
     checks += 1
 
@@ -155,7 +156,8 @@ def main() -> int:
         input="What is new?",
         response_format={"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}},
     )
-    expect(json.loads(structured.output_text) == {"answer": "Hello world"}, f"structured {structured.output_text!r}")
+    expect(json.loads(structured.output_text)["answer"].startswith("Here is a short answer about"),
+           f"structured {structured.output_text!r}")
     text = getattr(structured, "text", None)
     expect(isinstance(text, dict) and text["format"]["type"] == "json_schema", f"text.format {text!r}")
     try:

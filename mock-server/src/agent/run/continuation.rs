@@ -10,16 +10,19 @@
 //!
 //! Either way each pending approval request must get exactly one decision, else 400.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::history;
+use super::research;
 use super::setup::{Decided, Previous, Setup};
 use crate::agent::approval;
 use crate::agent::error::ApiError;
 use crate::agent::store::{Pending, Store};
 use crate::agent::validate::Validated;
-use crate::agent::wire::first_user_text;
-use crate::fixtures::Catalog;
+use crate::agent::wire::{Tool, first_user_text};
+use crate::fixtures::{AgentScript, Catalog, DEFAULT_AGENT_SCENARIO, LoadedAgentScenario};
 use crate::world::Account;
 
 /// Works out which scenario turn this request plays, checking a continuation against the
@@ -39,13 +42,14 @@ pub(crate) fn continuation(
     let items: &[Value] = input.as_array().map(Vec::as_slice).unwrap_or_default();
     let Some(previous_id) = validated.request.previous_response_id.clone() else {
         let loaded = catalog.agent_route(&first_user_text(&input));
+        let script = script_for(&loaded, &validated);
         let pending = approval::pending_in_history(&input);
         let decisions = match_all(&pending, &input)?;
-        let at = history::position(&loaded.script.turns, &input);
+        let at = history::position(&script.turns, &input);
         let previous = previous_result(items, &[]);
         return Ok(Setup {
             account: account.clone(),
-            scenario: (loaded.name.clone(), loaded.script.clone()),
+            scenario: (loaded.name.clone(), script),
             turn: at.turn,
             next_step: at.next_step,
             decisions,
@@ -116,9 +120,10 @@ pub(crate) fn continuation(
         result.tool = tool;
         result.output = text;
     }
+    let script = script_for(&loaded, &validated);
     Ok(Setup {
         account: account.clone(),
-        scenario: (loaded.name.clone(), loaded.script.clone()),
+        scenario: (loaded.name.clone(), script),
         turn,
         next_step,
         decisions,
@@ -126,6 +131,37 @@ pub(crate) fn continuation(
         stored,
         validated,
     })
+}
+
+/// The script a request plays: its scenario's, or, for the default scenario (nothing selected
+/// another), the default model's run for the request's preset and input.
+fn script_for(loaded: &LoadedAgentScenario, validated: &Validated) -> Arc<AgentScript> {
+    if loaded.name != DEFAULT_AGENT_SCENARIO {
+        return loaded.script.clone();
+    }
+    let request = &validated.request;
+    let preset = request.effort.as_deref().or(request.preset.as_deref());
+    let preset_tools = validated.brings_preset_tools();
+    let offers = |pred: fn(&Tool) -> bool| validated.tools.iter().any(pred);
+    let offered = research::Offered {
+        searches: preset_tools || offers(|t| matches!(t, Tool::WebSearch { .. })),
+        reads: preset_tools || offers(|t| matches!(t, Tool::FetchUrl { .. })),
+        // A continuation bringing a function's output lines up with the script that called it,
+        // even if it does not send the tool again.
+        functions: offers(|t| matches!(t, Tool::Function { .. }))
+            || request.input.as_array().is_some_and(|items| {
+                items.iter().any(|i| {
+                    matches!(
+                        i.get("type").and_then(Value::as_str),
+                        Some("function_call" | "function_call_output")
+                    )
+                })
+            }),
+    };
+    let input = first_user_text(&request.input);
+    research::script(preset, &input, offered)
+        .map(Arc::new)
+        .unwrap_or_else(|| loaded.script.clone())
 }
 
 /// The tool result the request's own items leave the model with.

@@ -110,6 +110,9 @@ pub(super) struct Engine {
     pub(super) last_called: Option<(String, String)>,
     /// What the run could not use, for an answer that does not pretend.
     pub(super) failures: Vec<Failure>,
+    /// Every search result found so far, `(url, title)` in order: result `id`s number them
+    /// across the run, and a message's `[n]` cites the nth.
+    pub(super) sources: Vec<(String, String)>,
 }
 
 /// How a step (or the whole turn) left the run.
@@ -163,6 +166,7 @@ impl Engine {
             proposed: Vec::new(),
             last_called: None,
             failures: Vec::new(),
+            sources: Vec::new(),
         }
     }
 

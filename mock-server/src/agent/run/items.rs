@@ -62,7 +62,9 @@ impl Engine {
             json!({"item_id": id, "output_index": index, "content_index": 0, "text": text}),
         );
         item["status"] = json!(if cut { "incomplete" } else { "completed" });
-        item["content"] = json!([{"type": "output_text", "text": text, "annotations": []}]);
+        let annotations = citations(text, &self.sources);
+        item["content"] =
+            json!([{"type": "output_text", "text": text, "annotations": annotations}]);
         if let Some(slot) = self
             .run
             .state()
@@ -78,6 +80,41 @@ impl Engine {
             json!({"item": item, "output_index": index}),
         );
     }
+}
+
+/// The `url_citation` annotations of a text: one per `[n]` marker that names a source the run
+/// found (the nth search result), spanning the marker (character offsets).
+fn citations(text: &str, sources: &[(String, String)]) -> Vec<Value> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '['
+            && let Some(len) = chars[i + 1..].iter().position(|c| !c.is_ascii_digit())
+            && len > 0
+            && chars.get(i + 1 + len) == Some(&']')
+        {
+            let number: String = chars[i + 1..i + 1 + len].iter().collect();
+            if let Some((url, title)) = number
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|n| sources.get(n))
+            {
+                out.push(json!({
+                    "type": "url_citation",
+                    "url": url,
+                    "title": title,
+                    "start_index": i,
+                    "end_index": i + len + 2,
+                }));
+            }
+            i += len + 2;
+            continue;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Splits text into word-sized deltas that concatenate back to it.
@@ -98,12 +135,28 @@ fn chunks(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::chunks;
+    use serde_json::json;
+
+    use super::{chunks, citations};
 
     #[test]
     fn deltas_concatenate_back_to_the_text() {
         let text = "Hello  world, again ";
         assert_eq!(chunks(text).concat(), text);
         assert_eq!(chunks("Hello world"), ["Hello ", "world"]);
+    }
+
+    #[test]
+    fn citations_resolve_markers_to_the_sources_found() {
+        let sources = vec![
+            ("https://a.example/".to_owned(), "A".to_owned()),
+            ("https://b.example/".to_owned(), "B".to_owned()),
+        ];
+        let found = citations("One [1], two [2], none [3], not [x] or [].", &sources);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0]["url"], "https://a.example/");
+        assert_eq!(found[0]["start_index"], json!(4));
+        assert_eq!(found[0]["end_index"], json!(7));
+        assert_eq!(found[1]["title"], "B");
     }
 }

@@ -30,10 +30,15 @@ impl Engine {
             AgentStep::WebSearch {
                 queries, results, ..
             } => {
-                if !self.has_tool(|t| matches!(t, Tool::WebSearch { .. })) {
+                if !self.has_tool(|t| matches!(t, Tool::WebSearch { .. }))
+                    && !self.setup.validated.brings_preset_tools()
+                {
                     return Flow::Next;
                 }
-                let results = search_results(results);
+                let first_id = self.sources.len() + 1;
+                self.sources
+                    .extend(results.iter().map(|r| (r.url.clone(), r.title.clone())));
+                let results = search_results(results, first_id);
                 let text = user_text(&self.setup.validated.request.input);
                 let queries: Vec<String> = queries
                     .iter()
@@ -54,7 +59,9 @@ impl Engine {
                 );
             }
             AgentStep::FetchUrl { contents, .. } => {
-                if !self.has_tool(|t| matches!(t, Tool::FetchUrl { .. })) {
+                if !self.has_tool(|t| matches!(t, Tool::FetchUrl { .. }))
+                    && !self.setup.validated.brings_preset_tools()
+                {
                     return Flow::Next;
                 }
                 let urls: Vec<&str> = contents.iter().map(|c| c.url.as_str()).collect();
@@ -205,14 +212,16 @@ impl Engine {
     }
 }
 
-fn search_results(results: &[ResultSpec]) -> Value {
+/// A `search_results` item's results; their `id`s go on from the run's earlier searches, so a
+/// citation `[n]` names one source.
+fn search_results(results: &[ResultSpec], first_id: usize) -> Value {
     Value::Array(
         results
             .iter()
             .enumerate()
             .map(|(i, r)| {
                 let mut v = json!({
-                    "id": i + 1,
+                    "id": first_id + i,
                     "title": r.title,
                     "url": r.url,
                     "snippet": r.snippet,

@@ -191,8 +191,8 @@ pub(crate) struct AssetItem {
     pub(crate) asset_type: &'static str,
     /// Creation time, in Unix seconds.
     pub(crate) created_at: i64,
-    /// Whether it is the main output.
-    pub(crate) is_primary_asset: bool,
+    /// Whether it is the main output; `None` when the source turn is unavailable.
+    pub(crate) is_primary_asset: Option<bool>,
     /// The first version it was edited from.
     pub(crate) root_asset_id: Option<String>,
     /// The version it was edited from.

@@ -162,8 +162,10 @@ pub(crate) enum Interactive {
     InsufficientCredits {
         /// `insufficient_credits` or `quota_exhausted`.
         reason: &'static str,
-        /// Where to top up.
-        billing_url: String,
+        /// Where to top up; left out when topping up would not help ("left out for reasons
+        /// like a temporary service outage").
+        #[serde(skip_serializing_if = "Option::is_none")]
+        billing_url: Option<String>,
         /// When the quota resets (quota refusals only).
         #[serde(skip_serializing_if = "Option::is_none")]
         quota_reset_date: Option<String>,
@@ -409,7 +411,7 @@ mod tests {
         );
         let credits = Interactive::InsufficientCredits {
             reason: "insufficient_credits",
-            billing_url: "b".into(),
+            billing_url: Some("b".into()),
             quota_reset_date: None,
         };
         assert_eq!(
@@ -417,6 +419,15 @@ mod tests {
             Some(
                 json!({"type": "insufficient_credits", "reason": "insufficient_credits", "billing_url": "b"})
             )
+        );
+        let outage = Interactive::InsufficientCredits {
+            reason: "insufficient_credits",
+            billing_url: None,
+            quota_reset_date: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&outage).ok(),
+            Some(json!({"type": "insufficient_credits", "reason": "insufficient_credits"}))
         );
     }
 }

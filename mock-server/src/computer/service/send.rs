@@ -230,13 +230,29 @@ impl Service {
             Some(Refusal::QuotaExhausted) if engine.world.apply_once(&key) => {
                 engine.world.exhaust_quota(account, now);
             }
+            // "billing_url is present only when topping up or changing a limit would help;
+            // it's left out for reasons like a temporary service outage."
+            Some(Refusal::CreditCheckUnavailable) if engine.world.apply_once(&key) => {
+                return Some(Reply::NotSent(NotSent {
+                    event: Event::InsufficientCredits,
+                    text: "Computer couldn't check your account's credits because of a \
+                           temporary service outage, so this message was not sent. Topping up \
+                           won't help: send the message again in a moment."
+                        .to_owned(),
+                    interactive: Interactive::InsufficientCredits {
+                        reason: "insufficient_credits",
+                        billing_url: None,
+                        quota_reset_date: None,
+                    },
+                }));
+            }
             Some(_) | None => {}
         }
         let refusal = engine.world.check_before_send(account, now)?;
         let billing_url = format!("{}/_mock/billing/{account}", engine.base_url);
         let credits = |billing_url: &str| Interactive::InsufficientCredits {
             reason: "insufficient_credits",
-            billing_url: billing_url.to_owned(),
+            billing_url: Some(billing_url.to_owned()),
             quota_reset_date: None,
         };
         let (text, interactive) = match refusal {
@@ -266,7 +282,7 @@ impl Service {
                     ),
                     Interactive::InsufficientCredits {
                         reason: "quota_exhausted",
-                        billing_url,
+                        billing_url: Some(billing_url),
                         quota_reset_date: Some(reset),
                     },
                 )

@@ -119,7 +119,8 @@ fn ask_for(modes: Modes, reply: &ToolReply) -> Option<(Ask, ElicitParams)> {
         | (
             Event::InsufficientCredits,
             Some(Interactive::InsufficientCredits {
-                billing_url: url, ..
+                billing_url: Some(url),
+                ..
             }),
         ) => Some(url),
         _ => None,

@@ -1,0 +1,56 @@
+//! A later request without `MCP-Protocol-Version` (Gemini CLI sends none after negotiating
+//! 2025-06-18). MCP specification 2025-06-18, Transports, Protocol Version Header: "if the
+//! server does not receive an MCP-Protocol-Version header, and has no other way to identify the
+//! version - for example, by relying on the protocol version negotiated during initialization -
+//! the server SHOULD assume protocol version 2025-03-26." A session's negotiated version is
+//! that other way, so the request is answered in the version the session negotiated.
+
+mod common;
+
+use common::Mock;
+use http::StatusCode;
+use serde_json::{Value, json};
+
+/// `call_perplexity_computer` on `session` with no `MCP-Protocol-Version` header.
+async fn call_without_the_header(mock: &Mock, session: &str) -> Value {
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("authorization", "Bearer alice-dev-token"),
+        ("mcp-session-id", session),
+    ];
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "call_perplexity_computer",
+        "arguments": {"message": "#files Analyze the survey responses"}}});
+    let reply = mock.post_mcp(&headers, body.to_string()).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    reply.body["result"].clone()
+}
+
+fn block_types(result: &Value) -> Vec<String> {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["type"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_the_header_a_session_answers_in_the_version_it_negotiated() {
+    // Negotiated 2025-06-18: files come as resource_link blocks too, header or not.
+    let mock = Mock::new();
+    let client = mock.session_at("alice-dev-token", "2025-06-18").await;
+    let session = client.session.clone().expect("session");
+    let result = call_without_the_header(&mock, &session).await;
+    assert_eq!(
+        block_types(&result),
+        ["text", "resource_link", "resource_link", "resource_link"]
+    );
+
+    // Negotiated 2025-03-26: no resource_link blocks, that type does not exist there.
+    let old = mock.session_at("alice-dev-token", "2025-03-26").await;
+    let session = old.session.clone().expect("session");
+    let result = call_without_the_header(&mock, &session).await;
+    assert_eq!(block_types(&result), ["text"]);
+}
