@@ -50,6 +50,23 @@ pub(crate) fn routes() -> Router<ControlState> {
         .route("/_mock/uploads/{*key}", get(uploaded))
 }
 
+/// The one segment a `/_mock` route takes from its path, or `None` when it does not decode
+/// (invalid UTF-8 after percent-decoding): no account, Project or upload has such a name, so
+/// each handler answers its own "not found" in its surface's shape instead of axum's plain text.
+struct PathSegment(Option<String>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PathSegment {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let segment = Path::<String>::from_request_parts(parts, state).await;
+        Ok(Self(segment.ok().map(|Path(segment)| segment)))
+    }
+}
+
 async fn clock(State(app): State<ControlState>) -> axum::Json<Value> {
     axum::Json(read_models::clock(&app))
 }
@@ -127,7 +144,14 @@ async fn accounts(State(app): State<ControlState>) -> axum::Json<Value> {
     axum::Json(read_models::accounts(&app))
 }
 
-async fn top_up_api(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
+async fn top_up_api(State(app): State<ControlState>, account: PathSegment) -> Response {
+    let Some(account) = account.0 else {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"error": "the account in the path is not valid percent-encoded UTF-8; built-in accounts are alice and bob"})),
+        )
+            .into_response();
+    };
     match app.world().top_up(&account) {
         Some(credits) => axum::Json(json!({"account": account, "credits": credits})).into_response(),
         None => (
@@ -138,10 +162,10 @@ async fn top_up_api(State(app): State<ControlState>, Path(account): Path<String>
     }
 }
 
-async fn billing_page(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
-    if app.world().account(&account).is_none() {
+async fn billing_page(State(app): State<ControlState>, account: PathSegment) -> Response {
+    let Some(account) = account.0.filter(|a| app.world().account(a).is_some()) else {
         return page_not_found("No such account.");
-    }
+    };
     let credits = app.world().credits(&account);
     page(
         "Credits and billing",
@@ -155,7 +179,10 @@ async fn billing_page(State(app): State<ControlState>, Path(account): Path<Strin
     .into_response()
 }
 
-async fn billing_top_up(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
+async fn billing_top_up(State(app): State<ControlState>, account: PathSegment) -> Response {
+    let Some(account) = account.0 else {
+        return page_not_found("No such account.");
+    };
     match app.world().top_up(&account) {
         Some(credits) => page(
             "Credits added",
@@ -170,7 +197,10 @@ async fn billing_top_up(State(app): State<ControlState>, Path(account): Path<Str
     }
 }
 
-async fn project_page(State(app): State<ControlState>, Path(uuid): Path<String>) -> Response {
+async fn project_page(State(app): State<ControlState>, uuid: PathSegment) -> Response {
+    let Some(uuid) = uuid.0 else {
+        return page_not_found("No such Project.");
+    };
     let project = app
         .world()
         .accounts()
@@ -339,8 +369,8 @@ async fn upload(
     }
 }
 
-async fn uploaded(State(app): State<ControlState>, Path(key): Path<String>) -> Response {
-    match app.world().uploaded_bytes(&key) {
+async fn uploaded(State(app): State<ControlState>, key: PathSegment) -> Response {
+    match key.0.and_then(|key| app.world().uploaded_bytes(&key)) {
         Some(bytes) => bytes.into_response(),
         None => s3_error(
             StatusCode::NOT_FOUND,

@@ -15,16 +15,15 @@ mod uploads;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
 pub use account::Account;
 pub(crate) use account::Project;
 pub(crate) use cursors::CursorError;
 pub(crate) use ledger::CreditRefusal;
-pub(crate) use offer::TaskSettings;
+pub(crate) use offer::{ModelsList, TaskSettings};
 pub(crate) use uploads::{AttachmentRefusal, UploadError};
 
 pub(crate) use crate::fixtures::{ConnectorState, PlanLimits};
@@ -44,7 +43,8 @@ use chrono::TimeZone;
 /// The accounts of a running mock and their live state: balances, quotas, uploads, cursors.
 #[derive(Debug)]
 pub struct World {
-    fixture: WorldFixture,
+    /// Shared with the `models_list` answers, which are written straight from it.
+    fixture: Arc<WorldFixture>,
     accounts: Vec<Account>,
     state: Mutex<State>,
 }
@@ -90,7 +90,7 @@ impl World {
             ..State::default()
         });
         Self {
-            fixture,
+            fixture: Arc::new(fixture),
             accounts,
             state,
         }
@@ -297,8 +297,8 @@ impl World {
     }
 
     /// The `models_list` result for an account.
-    pub(crate) fn models_list(&self, account: &Account) -> Value {
-        self.offer().models_list(account)
+    pub(crate) fn models_list(&self, account: &Account) -> ModelsList {
+        ModelsList::new(Arc::clone(&self.fixture), self.offer().models_list(account))
     }
 }
 
@@ -377,8 +377,11 @@ mod tests {
     #[test]
     fn free_plans_see_fewer_modes_and_models() {
         let world = World::builtin();
-        let alice = world.models_list(world.account("alice").expect("alice"));
-        let bob = world.models_list(world.account("bob").expect("bob"));
+        let list = |name| {
+            let account = world.account(name).expect("a built-in account");
+            serde_json::to_value(world.models_list(account)).expect("serializes")
+        };
+        let (alice, bob) = (list("alice"), list("bob"));
         assert_eq!(alice["modes"].as_array().map(Vec::len), Some(4));
         assert_eq!(bob["modes"].as_array().map(Vec::len), Some(2));
         assert_eq!(bob["default_model"], "claude-sonnet-4-5");

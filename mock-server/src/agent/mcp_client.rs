@@ -22,8 +22,9 @@
 //! - `legacy`: the legacy HTTP+SSE transport;
 //! - `model`: versions, servers, tools, call outcomes, time limits;
 //! - `error`: why talking to a server failed;
-//! - `sse`, `server_request`, `deadline`: reading streams, answering a server's requests,
-//!   wall-clock limits.
+//! - `server_request`, `deadline`: answering a server's requests, wall-clock limits.
+//!
+//! Streams are read with the crate's one SSE parser, `crate::http::sse::Parser`.
 
 mod deadline;
 mod error;
@@ -31,7 +32,6 @@ mod legacy;
 mod model;
 mod server_request;
 mod session;
-mod sse;
 
 pub(crate) use model::{RemoteServer, RemoteTool};
 pub(crate) use session::McpClient;
@@ -45,8 +45,6 @@ use model::{PROTOCOL_VERSION, Timeouts};
 use reqwest::header::{self, HeaderValue};
 #[cfg(test)]
 use session::base_headers;
-#[cfg(test)]
-use sse::{SseEvent, SseParser};
 #[cfg(test)]
 use std::time::Duration;
 

@@ -88,6 +88,16 @@ pub(crate) struct Received {
     pub(crate) data: Option<String>,
 }
 
+/// An event that carries a message: what a reader of JSON-RPC over SSE dispatches (an event
+/// whose data is missing or blank, such as a priming event or a keep-alive, is none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Message {
+    /// The `event:` name, if the event had one.
+    pub(crate) name: Option<String>,
+    /// The `data:` lines joined with `\n`.
+    pub(crate) data: String,
+}
+
 /// Splits a byte stream into events as the bytes arrive; an event is complete at its blank line
 /// (`\n\n`, `\r\r` or `\r\n\r\n`), and comment lines (`:`) are skipped.
 #[derive(Debug, Default)]
@@ -95,28 +105,35 @@ pub(crate) struct Parser {
     buffer: Vec<u8>,
 }
 
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the journal and the Agent API's MCP client move onto it next"
-    )
-)]
 impl Parser {
     /// Adds bytes; returns every event they complete, in order.
     pub(crate) fn push(&mut self, bytes: &[u8]) -> Vec<Received> {
         self.buffer.extend_from_slice(bytes);
         let mut events = Vec::new();
         while let Some((end, separator)) = event_end(&self.buffer) {
-            let raw: Vec<u8> = self.buffer.drain(..end + separator).take(end).collect();
-            events.push(parse_event(&String::from_utf8_lossy(&raw)));
+            events.push(parse_event(&self.buffer[..end]));
+            self.buffer.drain(..end + separator);
         }
         events
     }
+
+    /// Adds bytes; returns the messages among the events they complete, in order.
+    pub(crate) fn push_messages(&mut self, bytes: &[u8]) -> Vec<Message> {
+        self.push(bytes)
+            .into_iter()
+            .filter_map(|event| {
+                let data = event.data.filter(|data| !data.trim().is_empty())?;
+                Some(Message {
+                    name: event.name,
+                    data,
+                })
+            })
+            .collect()
+    }
 }
 
-/// Where the first complete event ends, and the length of the blank line ending it.
-fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
+/// Where the first complete event in `buffer` ends, and the length of the blank line ending it.
+pub(crate) fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
     (0..buffer.len()).find_map(|i| {
         let rest = &buffer[i..];
         if rest.starts_with(b"\r\n\r\n") {
@@ -129,15 +146,23 @@ fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
     })
 }
 
-fn parse_event(text: &str) -> Received {
+/// The lines of one event that are fields, comments skipped: `(field, value)`, the value
+/// without the one space that may follow the colon.
+fn fields(raw: &str) -> impl Iterator<Item = (&str, &str)> {
+    raw.split(['\n', '\r'])
+        .filter(|line| !line.is_empty() && !line.starts_with(':'))
+        .map(|line| {
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            (field, value.strip_prefix(' ').unwrap_or(value))
+        })
+}
+
+/// Reads one event: the bytes before the blank line that ended it.
+pub(crate) fn parse_event(raw: &[u8]) -> Received {
+    let text = String::from_utf8_lossy(raw);
     let mut event = Received::default();
     let mut data: Vec<&str> = Vec::new();
-    for line in text.split(['\n', '\r']).filter(|l| !l.is_empty()) {
-        if line.starts_with(':') {
-            continue;
-        }
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
+    for (field, value) in fields(&text) {
         match field {
             "event" => event.name = Some(value.to_owned()),
             "id" => event.id = Some(value.to_owned()),
@@ -149,6 +174,13 @@ fn parse_event(text: &str) -> Received {
         event.data = Some(data.join("\n"));
     }
     event
+}
+
+/// Whether one event (the bytes before its blank line) has a `data` field, without reading
+/// it: comments and keep-alives have none.
+pub(crate) fn has_data(raw: &[u8]) -> bool {
+    raw.split(|&b| b == b'\n' || b == b'\r')
+        .any(|line| line == b"data" || line.starts_with(b"data:"))
 }
 
 #[cfg(test)]
@@ -213,6 +245,39 @@ mod tests {
         assert_eq!(events[0].name.as_deref(), Some("ping"));
         assert_eq!(events[0].data.as_deref(), Some("x"));
         assert_eq!(events[1].data, None);
+    }
+
+    #[test]
+    fn messages_are_the_events_with_data_that_is_not_blank() {
+        let mut parser = Parser::default();
+        assert!(
+            parser
+                .push_messages(b"event: message\ndata: {\"a\":")
+                .is_empty()
+        );
+        assert_eq!(
+            parser.push_messages(b"1}\n\nid: 2\ndata: \n\n:\n\ndata: x\ndata: y\n\n"),
+            [
+                Message {
+                    name: Some("message".into()),
+                    data: "{\"a\":1}".into()
+                },
+                Message {
+                    name: None,
+                    data: "x\ny".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn only_events_with_a_data_field_have_data() {
+        assert!(has_data(b"data: {}"));
+        assert!(has_data(b"event: message\r\ndata"));
+        assert!(!has_data(b": keep-alive"));
+        assert!(!has_data(b"id: 1\nevent: database"));
+        assert_eq!(event_end(b"data: 1\n\ndata: 2"), Some((7, 2)));
+        assert_eq!(event_end(b"data: 1\r\n\r\n"), Some((7, 4)));
     }
 
     #[tokio::test(start_paused = true)]

@@ -14,6 +14,7 @@ use hyper::body::{Body as _, Frame, SizeHint};
 use super::store::{Journal, Ticket};
 use super::stored::{Record, StoredBody, StoredHeaders};
 use crate::clock::Clock;
+use crate::http::sse;
 
 /// An exchange still open in the journal; finishes it (as it stands) when dropped, so a
 /// request whose client left still reaches the journal file.
@@ -151,9 +152,9 @@ impl Tee {
                     uncounted = count_frame_ends(data, last_newline);
                 } else {
                     pending.extend_from_slice(data);
-                    while let Some(end) = find_frame_end(pending) {
-                        let frame = pending.split_to(end + 2);
-                        if has_data(&frame[..end]) {
+                    while let Some((end, separator)) = sse::event_end(pending) {
+                        let frame = pending.split_to(end + separator);
+                        if sse::has_data(&frame[..end]) {
                             // A copy: a slice would keep the whole read buffer alive.
                             frames.push(Bytes::copy_from_slice(&frame[..end]));
                         }
@@ -202,11 +203,6 @@ impl Tee {
     }
 }
 
-/// Where the first blank line (`\n\n`) starts.
-fn find_frame_end(buffer: &[u8]) -> Option<usize> {
-    buffer.windows(2).position(|w| w == b"\n\n")
-}
-
 /// How many frames end in `data`, given whether the bytes before it ended with a newline.
 fn count_frame_ends(data: &[u8], last_newline: &mut bool) -> u64 {
     let mut ends = 0;
@@ -219,11 +215,6 @@ fn count_frame_ends(data: &[u8], last_newline: &mut bool) -> u64 {
         }
     }
     ends
-}
-
-/// Whether a frame carries a `data:` line (comments and keep-alives are not events).
-fn has_data(frame: &[u8]) -> bool {
-    frame.starts_with(b"data:") || frame.windows(6).any(|w| w == b"\ndata:")
 }
 
 impl hyper::body::Body for Tee {
@@ -278,13 +269,5 @@ mod tests {
             2
         );
         assert_eq!(count_frame_ends(b" 3\n\n\n", &mut last_newline), 1);
-    }
-
-    #[test]
-    fn only_frames_with_data_are_events() {
-        assert!(has_data(b"data: {}"));
-        assert!(has_data(b"event: message\ndata: {}"));
-        assert!(!has_data(b": keep-alive"));
-        assert_eq!(find_frame_end(b"data: 1\n\ndata: 2"), Some(7));
     }
 }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::exchange::{Exchange, SseRecord};
 use super::redact;
 use super::stored::{Record, StoredBody, StoredHeaders};
+use crate::http::sse;
 
 /// Which side of the exchange a body is on (they are redacted differently).
 #[derive(Clone, Copy)]
@@ -107,11 +108,6 @@ fn parsed(path: &str, bytes: &[u8], side: Side) -> Value {
 
 /// The `data:` lines of an SSE frame, joined and parsed.
 fn event_data(path: &str, frame: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(frame);
-    let data: Vec<&str> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .map(|d| d.strip_prefix(' ').unwrap_or(d))
-        .collect();
-    parsed(path, data.join("\n").as_bytes(), Side::Response)
+    let data = sse::parse_event(frame).data.unwrap_or_default();
+    parsed(path, data.as_bytes(), Side::Response)
 }

@@ -1,8 +1,9 @@
 //! What an account may run: the modes and models its plan, its organization's policy and its
 //! region allow, the settings a request resolves to, and the `models_list` result.
 
+use std::sync::Arc;
+
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use super::account::Account;
 use crate::fixtures::{ModeSpec, ModelSpec, WorldFixture};
@@ -98,25 +99,19 @@ impl<'a> Offer<'a> {
         }
     }
 
-    /// The `models_list` result for an account.
-    pub(super) fn models_list(&self, account: &Account) -> Value {
-        let modes: Vec<Value> = self
-            .fixture
-            .modes
-            .iter()
-            .filter(|m| self.mode_offered(account, &m.mode).is_some())
-            .map(|m| json!({"mode": m.mode, "model": m.model, "effort": m.effort}))
+    /// The `models_list` result for an account: which of the world's modes and models it is
+    /// offered, by position, so the answer is written straight from the fixture.
+    pub(super) fn models_list(&self, account: &Account) -> Offered {
+        let modes = (0..self.fixture.modes.len())
+            .filter(|&i| {
+                self.mode_offered(account, &self.fixture.modes[i].mode)
+                    .is_some()
+            })
             .collect();
-        let models: Vec<Value> = self
-            .fixture
-            .models
-            .iter()
-            .filter(|m| self.model_offered(account, &m.id).is_some())
-            .map(|m| {
-                json!({
-                    "id": m.id, "label": m.label, "description": m.description, "fast": m.fast,
-                    "efforts": m.efforts, "default_effort": m.default_effort,
-                })
+        let models = (0..self.fixture.models.len())
+            .filter(|&i| {
+                self.model_offered(account, &self.fixture.models[i].id)
+                    .is_some()
             })
             .collect();
         // A default the account may not use is no default for it (the document allows null).
@@ -124,17 +119,109 @@ impl<'a> Offer<'a> {
             .fixture
             .default_mode
             .as_deref()
-            .filter(|mode| self.mode_offered(account, mode).is_some());
+            .is_some_and(|mode| self.mode_offered(account, mode).is_some());
         let default_model = self
             .fixture
             .default_model
             .get(&account.plan)
-            .filter(|model| self.model_offered(account, model).is_some());
-        json!({
-            "default_mode": default_mode,
-            "modes": modes,
-            "models": models,
-            "default_model": default_model,
-        })
+            .filter(|model| self.model_offered(account, model).is_some())
+            .cloned();
+        Offered {
+            modes,
+            models,
+            default_mode,
+            default_model,
+        }
+    }
+}
+
+/// What one account is offered, as `models_list` answers it: positions into the world's modes
+/// and models (the answer is serialized from the fixture, with no copy and no JSON tree).
+#[derive(Debug, Clone)]
+pub(crate) struct ModelsList {
+    fixture: Arc<WorldFixture>,
+    offered: Offered,
+}
+
+/// The positions of the modes and models offered, and which defaults stand.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Offered {
+    modes: Vec<usize>,
+    models: Vec<usize>,
+    default_mode: bool,
+    default_model: Option<String>,
+}
+
+impl ModelsList {
+    /// The list of `offered` out of `fixture`.
+    pub(super) fn new(fixture: Arc<WorldFixture>, offered: Offered) -> Self {
+        Self { fixture, offered }
+    }
+}
+
+impl Serialize for ModelsList {
+    /// `{"default_mode", "modes": [{mode, model, effort}], "models": [{id, label,
+    /// description, fast, efforts, default_effort}], "default_model"}`, in that order.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Mode<'a> {
+            mode: &'a str,
+            model: &'a str,
+            effort: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Model<'a> {
+            id: &'a str,
+            label: &'a str,
+            description: &'a str,
+            fast: bool,
+            efforts: &'a [String],
+            default_effort: &'a str,
+        }
+        #[derive(Serialize)]
+        struct List<'a, M, N> {
+            default_mode: Option<&'a str>,
+            modes: M,
+            models: N,
+            default_model: Option<&'a str>,
+        }
+        let fixture = &*self.fixture;
+        let offered = &self.offered;
+        let modes = offered.modes.iter().filter_map(|&i| fixture.modes.get(i));
+        let models = offered.models.iter().filter_map(|&i| fixture.models.get(i));
+        List {
+            default_mode: fixture
+                .default_mode
+                .as_deref()
+                .filter(|_| offered.default_mode),
+            modes: Seq(modes.map(|m| Mode {
+                mode: &m.mode,
+                model: &m.model,
+                effort: &m.effort,
+            })),
+            models: Seq(models.map(|m| Model {
+                id: &m.id,
+                label: &m.label,
+                description: &m.description,
+                fast: m.fast,
+                efforts: &m.efforts,
+                default_effort: &m.default_effort,
+            })),
+            default_model: offered.default_model.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A sequence serialized from a cloneable iterator, without collecting it.
+struct Seq<I>(I);
+
+impl<I> Serialize for Seq<I>
+where
+    I: Iterator + Clone,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.clone())
     }
 }

@@ -14,7 +14,7 @@ use super::deadline::with_deadline;
 use super::error::{McpClientError, ServerUrl, snippet};
 use super::model::is_response_to;
 use super::server_request;
-use super::sse::{SseEvent, SseParser};
+use crate::http::sse::{Message, Parser};
 
 /// What a legacy GET stream is called in error messages.
 pub(super) const LEGACY_STREAM: &str = "GET (legacy SSE stream)";
@@ -44,8 +44,8 @@ pub(super) struct Peer<'a> {
 /// The open GET stream of a legacy HTTP+SSE server, and where to POST messages.
 pub(super) struct Legacy {
     stream: reqwest::Response,
-    parser: SseParser,
-    queued: VecDeque<SseEvent>,
+    parser: Parser,
+    queued: VecDeque<Message>,
     endpoint: Url,
 }
 
@@ -99,7 +99,7 @@ impl Legacy {
         }
         let mut legacy = Self {
             stream: response,
-            parser: SseParser::default(),
+            parser: Parser::default(),
             queued: VecDeque::new(),
             endpoint: url.clone(),
         };
@@ -112,7 +112,7 @@ impl Legacy {
                 let why = "the stream ended before its `endpoint` event";
                 return Err(at.protocol(LEGACY_STREAM, why));
             };
-            if event.event.as_deref() != Some("endpoint") {
+            if event.name.as_deref() != Some("endpoint") {
                 continue;
             }
             let endpoint = url.join(event.data.trim()).map_err(|e| {
@@ -130,13 +130,13 @@ impl Legacy {
     }
 
     /// The next event on the stream (`None` when it ends).
-    async fn next_event(&mut self) -> Result<Option<SseEvent>, reqwest::Error> {
+    async fn next_event(&mut self) -> Result<Option<Message>, reqwest::Error> {
         loop {
             if let Some(event) = self.queued.pop_front() {
                 return Ok(Some(event));
             }
             match self.stream.chunk().await? {
-                Some(chunk) => self.queued.extend(self.parser.push(&chunk)),
+                Some(chunk) => self.queued.extend(self.parser.push_messages(&chunk)),
                 None => return Ok(None),
             }
         }
@@ -181,7 +181,7 @@ impl Legacy {
                 let why = "the legacy SSE stream ended before the response arrived";
                 return Err(at.protocol(method, why));
             };
-            if event.event.as_deref().is_some_and(|e| e != "message") {
+            if event.name.as_deref().is_some_and(|e| e != "message") {
                 continue;
             }
             let Ok(message) = serde_json::from_str::<Value>(&event.data) else {

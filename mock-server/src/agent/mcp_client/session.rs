@@ -16,7 +16,7 @@ use super::model::{
     is_response_to, parse_tool, render_output,
 };
 use super::server_request;
-use super::sse::{SseEvent, SseParser};
+use crate::http::sse::{Message, Parser};
 
 /// Pages of `tools/list` followed before the client decides a server's cursors never end.
 const MAX_PAGES: usize = 100;
@@ -426,7 +426,7 @@ impl<'a> Session<'a> {
             .to_ascii_lowercase();
         let id = json!(id);
         if content_type.starts_with("text/event-stream") {
-            let mut parser = SseParser::default();
+            let mut parser = Parser::default();
             loop {
                 let chunk = response
                     .chunk()
@@ -436,7 +436,7 @@ impl<'a> Session<'a> {
                     let why = "the SSE stream ended before the response arrived";
                     return Err(self.at.protocol(method, why));
                 };
-                for SseEvent { data, .. } in parser.push(&chunk) {
+                for Message { data, .. } in parser.push_messages(&chunk) {
                     let Ok(message) = serde_json::from_str::<Value>(&data) else {
                         let why = format!("an SSE event is not JSON: {}", snippet(&data));
                         return Err(self.at.protocol(method, &why));

@@ -563,25 +563,6 @@ fn an_authorization_with_a_scheme_is_not_prefixed_twice() {
     assert_eq!(headers[header::AUTHORIZATION], "Bearer abc");
 }
 
-#[test]
-fn sse_events_split_across_chunks_are_reassembled() {
-    let mut parser = SseParser::default();
-    assert!(parser.push(b"event: message\ndata: {\"a\":").is_empty());
-    assert_eq!(
-        parser.push(b"1}\n\nid: 2\ndata: \n\ndata: x\ndata: y\n\n"),
-        [
-            SseEvent {
-                event: Some("message".into()),
-                data: "{\"a\":1}".into()
-            },
-            SseEvent {
-                event: None,
-                data: "x\ny".into()
-            }
-        ]
-    );
-}
-
 #[tokio::test(start_paused = true)]
 async fn same_origin_redirects_are_followed_and_others_reported() {
     let (url, seen) =

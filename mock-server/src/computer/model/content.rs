@@ -4,12 +4,11 @@
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
-use serde_json::Value;
 
 use super::lifecycle::{ResultType, SERVER_META};
 use super::listings::{AssetPage, DownloadLink, ProjectPage, Transcript, UploadEnvelope};
 use super::results::{AccessDenied, Ack, Checkpoint, NotSent, ToolError};
-use crate::world::TaskSettings;
+use crate::world::{ModelsList, TaskSettings};
 
 /// What a tool answered, before it is wrapped as a `CallToolResult`.
 #[derive(Debug, Clone, Serialize)]
@@ -22,7 +21,7 @@ pub(crate) enum Reply {
     /// `read_thread`'s transcript.
     Transcript(Box<Transcript>),
     /// `models_list`, as the world writes it.
-    Models(Value),
+    Models(ModelsList),
     /// `list_thread_assets`.
     Assets(AssetPage),
     /// `create_asset_download`.

@@ -334,8 +334,9 @@ impl Service {
     /// The mode, or the model and its effort, are ones the account is offered.
     fn check_offered(&self, account: &Account, args: &CallComputer) -> Result<(), String> {
         // The world describes the offer in the shape of `models_list`; read it typed, once.
-        let offered: Offered =
-            serde_json::from_value(self.engine.world.models_list(account)).unwrap_or_default();
+        let offered: Offered = serde_json::to_value(self.engine.world.models_list(account))
+            .and_then(serde_json::from_value)
+            .unwrap_or_default();
         if let Some(mode) = args.mode.as_deref()
             && !offered.modes.iter().any(|m| m.mode == mode)
         {
