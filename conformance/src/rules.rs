@@ -8,11 +8,13 @@
 
 mod account;
 mod agent;
+mod answers;
 mod approval_policy;
 mod auth;
 mod credits;
 mod documents;
 mod elicitation;
+mod follow_through;
 pub mod ids;
 mod interactive;
 mod outcomes;
@@ -45,6 +47,9 @@ pub fn registry() -> Vec<Rule> {
     // Outcomes only the user can act on (issue 10, duties).
     rules.extend(outcomes::rules());
     rules.extend(approval_policy::rules());
+    // Computer duties: following a request through, answers and choices (issue 10).
+    rules.extend(follow_through::rules());
+    rules.extend(answers::rules());
     rules
 }
 

@@ -23,6 +23,8 @@ pub(super) struct AccountState {
     /// The Project arguments of the conversation (sent again on follow-ups only when breaking
     /// `computer.project.new-conversation`).
     project: serde_json::Map<String, Value>,
+    /// Whether models_list was read in this run (a pick is made from what it lists).
+    listed_models: bool,
 }
 
 impl AccountState {
@@ -122,6 +124,11 @@ impl AccountState {
             }
         }
         if let Some(picked) = turn.get("settings").and_then(Value::as_object) {
+            // The options come from models_list (breaking the rule: picked blind).
+            if !self.listed_models && !io.breaks(ids::COMPUTER_SETTINGS_LISTED) {
+                io.call("models_list", json!({})).await?;
+                self.listed_models = true;
+            }
             // The breaking client merges the new pick into the old one, the classic bug that
             // sends a mode and a model together.
             if !io.breaks(ids::COMPUTER_SETTINGS_MODE_OR_MODEL) {

@@ -136,6 +136,29 @@ pub const TASKS_URL_OPEN: &str = "tasks.url.open";
 /// `agent.always-allow.no-empty-never`
 pub const AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER: &str = "agent.always-allow.no-empty-never";
 
+// ---- Following a request through (`follow_through.rs`; issue 10, Computer duties). ----
+/// `tasks.regular-result.shown`
+pub const TASKS_REGULAR_RESULT_SHOWN: &str = "tasks.regular-result.shown";
+/// `tasks.status.final-after-terminal`
+pub const TASKS_STATUS_FINAL_AFTER_TERMINAL: &str = "tasks.status.final-after-terminal";
+/// `elicitation.working.read-thread`
+pub const ELICITATION_WORKING_READ_THREAD: &str = "elicitation.working.read-thread";
+/// `computer.read-thread.retry-state-error`
+pub const COMPUTER_READ_THREAD_RETRY_STATE_ERROR: &str = "computer.read-thread.retry-state-error";
+/// `computer.auth.input-required-read-thread`
+pub const COMPUTER_AUTH_INPUT_REQUIRED_READ_THREAD: &str =
+    "computer.auth.input-required-read-thread";
+
+// ---- Answers and choices (`answers.rs`; issue 10, Computer duties). ----
+/// `computer.approval.user-decision`
+pub const COMPUTER_APPROVAL_USER_DECISION: &str = "computer.approval.user-decision";
+/// `elicitation.declined.follow-up-tools`
+pub const ELICITATION_DECLINED_FOLLOW_UP_TOOLS: &str = "elicitation.declined.follow-up-tools";
+/// `computer.read-thread.answer-form`
+pub const COMPUTER_READ_THREAD_ANSWER_FORM: &str = "computer.read-thread.answer-form";
+/// `computer.settings.listed`
+pub const COMPUTER_SETTINGS_LISTED: &str = "computer.settings.listed";
+
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
     MCP_LIFECYCLE_INITIALIZED,
@@ -193,4 +216,14 @@ pub const ALL: &[&str] = &[
     TASKS_URL_OPEN,
     // approval policy (duties)
     AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER,
+    // Computer duties: following a request through, answers and choices
+    TASKS_REGULAR_RESULT_SHOWN,
+    TASKS_STATUS_FINAL_AFTER_TERMINAL,
+    ELICITATION_WORKING_READ_THREAD,
+    COMPUTER_READ_THREAD_RETRY_STATE_ERROR,
+    COMPUTER_AUTH_INPUT_REQUIRED_READ_THREAD,
+    COMPUTER_APPROVAL_USER_DECISION,
+    ELICITATION_DECLINED_FOLLOW_UP_TOOLS,
+    COMPUTER_READ_THREAD_ANSWER_FORM,
+    COMPUTER_SETTINGS_LISTED,
 ];

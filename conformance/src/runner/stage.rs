@@ -56,6 +56,16 @@ impl Stage {
         if let Some(o) = &overrides {
             builder = builder.fixtures(o.dir());
         }
+        if let Some(variant) = fixtures::variant(spec)? {
+            builder = builder
+                .scenario_json(&variant)
+                .map_err(mock_server::Error::from)?;
+        }
+        if let Some(world) = fixtures::world(spec)? {
+            builder = builder
+                .world_json(&world)
+                .map_err(mock_server::Error::from)?;
+        }
         let (router, mock) = builder.router(&base_url)?;
         let user = UserChannel::new(
             script_for(spec, &mock.mcp_url()),

@@ -5,7 +5,7 @@
 //! | request | answer |
 //! |---|---|
 //! | `GET  next-message` | the next turn `{"message": "...", ...}` (attachments, project, settings, request), or 204 when the user has nothing more to say; a turn with `after_seconds` moves the mock's clock that far first |
-//! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}` |
+//! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}`; a user who answers `later` declines the first one (`{"action": "decline"}`) |
 //! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve) or `{"action": "decline"}` |
 //! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}` |
 //! | `GET  interrupt` | `{"action": "cancel"}` when the user wants the running task stopped, else 204 |
@@ -53,6 +53,8 @@ struct State_ {
     /// The turns still to come (objects with at least `message`).
     messages: VecDeque<Value>,
     interrupted: bool,
+    /// Whether a user who answers `later` has declined a question form already.
+    declined_question: bool,
     log: Vec<UserRecord>,
 }
 
@@ -73,6 +75,7 @@ impl UserChannel {
                 state: Mutex::new(State_ {
                     messages,
                     interrupted: false,
+                    declined_question: false,
                     log: Vec::new(),
                 }),
                 http: reqwest::Client::builder()
@@ -197,6 +200,12 @@ async fn ask(State(user): State<UserChannel>, body: String) -> Response {
         .and_then(Value::as_str)
         .unwrap_or_default();
     let answer = match kind {
+        "question"
+            if user.script("question") == "later"
+                && !std::mem::replace(&mut user.lock().declined_question, true) =>
+        {
+            json!({"action": "decline"})
+        }
         "question" => json!({
             "action": "accept",
             "content": user.inner.script.get("answers").cloned().unwrap_or_else(|| json!({})),
