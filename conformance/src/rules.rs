@@ -17,6 +17,7 @@ mod elicitation;
 mod follow_through;
 pub mod ids;
 mod interactive;
+mod limits;
 mod outcomes;
 mod rule;
 mod tasks;
@@ -50,6 +51,7 @@ pub fn registry() -> Vec<Rule> {
     // Computer duties: following a request through, answers and choices (issue 10).
     rules.extend(follow_through::rules());
     rules.extend(answers::rules());
+    rules.extend(limits::rules());
     rules
 }
 

@@ -68,6 +68,9 @@ pub struct ScenarioSpec {
     /// Agent suite: the runner cuts the first streamed answer after this many events (0: never),
     /// as a dropped connection would.
     pub drop_stream_after: usize,
+    /// Computer tasks: the runner drops the connection of the client's first `tasks/get`
+    /// before its answer arrives, as a network drop would.
+    pub drop_first_poll: bool,
 }
 
 /// The MCP protocol era a scenario runs in.
@@ -204,6 +207,7 @@ const fn spec(
         zero_data_retention: false,
         max_time_scale: 0.0,
         drop_stream_after: 0,
+        drop_first_poll: false,
     }
 }
 

@@ -82,9 +82,13 @@ impl Client {
                 args["thread_id"] = json!(t);
             }
             self.after_waiting = false;
-            self.account
+            if !self
+                .account
                 .turn_arguments(&mut self.io, &next, &mut args)
-                .await?;
+                .await?
+            {
+                continue;
+            }
             let result = self.io.call(CPC, args.clone()).await?;
             let settled = self.drive(result, args).await?;
             if settled.thread.is_some() {

@@ -399,6 +399,7 @@ impl Modern {
         let mut answered: BTreeSet<String> = BTreeSet::new();
         let mut stopping = false;
         let mut shown_early = false;
+        let mut reconnected = false;
         let mut misread = self.breaks(ids::TASKS_TASK_ID_EXACT);
         let mut invalid_once = self.breaks(ids::TASKS_UPDATE_INPUT_RESPONSES);
         let mut first_poll = !self.polled;
@@ -414,9 +415,20 @@ impl Modern {
                 self.send("tasks/get", json!({"taskId": parsed}), capabilities, None)
                     .await?;
             }
-            let state = self
-                .request("tasks/get", json!({"taskId": task_id}))
-                .await?;
+            let state = match self.request("tasks/get", json!({"taskId": task_id})).await {
+                Ok(state) => state,
+                // The connection dropped: Computer goes on, so poll the same task again (the
+                // token is sent again with it).
+                Err(ClientError::Http { .. }) if !reconnected => {
+                    reconnected = true;
+                    if self.breaks(ids::TASKS_DISCONNECT_POLL_SAME_ID) {
+                        // Breaking the rule: the request sent again, as a new task.
+                        return Box::pin(self.follow_task(args)).await;
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             interval = state
                 .get("pollIntervalMs")
                 .and_then(Value::as_u64)

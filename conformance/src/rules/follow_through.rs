@@ -1,6 +1,7 @@
 //! Following a request through to its real end: a task-flow request that could not start, a
 //! task's status before its answer, an answered in-call form that goes on working, a thread
-//! state that could not be loaded, and a sign-in that leaves the task waiting on more.
+//! state that could not be loaded, a sign-in that leaves the task waiting on more, and a
+//! connection that drops while a task is polled.
 
 use serde_json::Value;
 
@@ -76,6 +77,18 @@ pub(super) fn rules() -> Vec<Rule> {
             },
             scenarios: &["multiple-sign-ins"],
             check: input_required_read_thread,
+        },
+        Rule {
+            id: ids::TASKS_DISCONNECT_POLL_SAME_ID,
+            summary: "after the connection drops during tasks/get, the same task id is polled again (the request is not sent again)",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "MCP Tasks: Start a task",
+                quote: "After a disconnect, authenticate again and continue polling the same ID. A disconnect does not stop Computer.",
+            },
+            scenarios: &["task-reconnect"],
+            check: poll_same_id,
         },
     ]
 }
@@ -387,4 +400,78 @@ fn input_required_read_thread(t: &Transcript) -> Outcome {
         }
     }
     Outcome::Pass("each input_required from notify_connected was followed by read_thread".into())
+}
+
+/// In `task-reconnect` the runner drops the answer to the first `tasks/get` that found its task
+/// (the journal still records it): the next request must poll that task again, through to its end.
+fn poll_same_id(t: &Transcript) -> Outcome {
+    // The runner cuts the first poll the mock answered with a task (not a refused one).
+    let Some(cut) = t
+        .rpcs
+        .iter()
+        .find(|r| is_method(r, "tasks/get") && r.response.get("result").is_some())
+    else {
+        return Outcome::Unobserved("no tasks/get was sent, so no connection could drop".into());
+    };
+    let task = cut
+        .params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let next = t.rpcs.iter().find(|r| {
+        r.seq > cut.seq
+            && r.method
+                .as_deref()
+                .is_some_and(|m| !m.starts_with("notifications/"))
+    });
+    let Some(next) = next else {
+        return Outcome::Violated {
+            message: format!(
+                "the connection dropped during tasks/get of task {task} (#{}) and the client never polled again",
+                cut.seq
+            ),
+            evidence: vec![cut.seq],
+        };
+    };
+    let same = is_method(next, "tasks/get")
+        && next.params.get("taskId").and_then(Value::as_str) == Some(task);
+    if !same {
+        let what = match next.params.get("name").and_then(Value::as_str) {
+            Some(CPC) => "sent call_perplexity_computer again, which starts a new task".to_owned(),
+            _ => format!(
+                "sent {} (#{})",
+                next.method.as_deref().unwrap_or("?"),
+                next.seq
+            ),
+        };
+        return Outcome::Violated {
+            message: format!(
+                "the connection dropped during tasks/get of task {task} (#{}); instead of polling that task again the client {what}",
+                cut.seq
+            ),
+            evidence: vec![cut.seq, next.seq],
+        };
+    }
+    let finished = t.rpcs.iter().any(|r| {
+        r.seq > cut.seq
+            && is_method(r, "tasks/get")
+            && r.params.get("taskId").and_then(Value::as_str) == Some(task)
+            && r.response
+                .pointer("/result/status")
+                .and_then(Value::as_str)
+                .is_some_and(terminal)
+    });
+    if !finished {
+        return Outcome::Violated {
+            message: format!(
+                "after the dropped tasks/get (#{}) the client polled task {task} again but stopped before it finished",
+                cut.seq
+            ),
+            evidence: vec![cut.seq],
+        };
+    }
+    Outcome::Pass(format!(
+        "after the dropped tasks/get (#{}) task {task} was polled again to its end",
+        cut.seq
+    ))
 }

@@ -35,6 +35,7 @@ pub const TASK_POLL_INTERVALS_MS: &[(&str, &[u64])] = &[
     // Duty scenarios (variants of the fixtures above and of plain ones).
     ("task-approval-deny", &[450]),
     ("task-credits-before-send", &[TASK_POLL_INTERVAL_MS, 500]),
+    ("task-reconnect", &[320]),
 ];
 
 /// The embedded fixtures of the task scenarios, by name.
@@ -138,6 +139,10 @@ pub(super) fn variant(spec: &ScenarioSpec) -> Result<Option<String>, Error> {
             .iter()
             .find(|(name, _)| *name == spec.name)
             .map_or(&[TASK_POLL_INTERVAL_MS][..], |(_, intervals)| intervals);
+        // The suite's intervals replace the fixture's own single one.
+        if let Some(settings) = fixture["settings"].as_object_mut() {
+            settings.remove("poll_interval_ms");
+        }
         fixture["settings"]["poll_intervals_ms"] = intervals.into();
     }
     Ok(Some(fixture.to_string()))

@@ -77,6 +77,11 @@ impl Stage {
         } else {
             router
         };
+        let router = if spec.drop_first_poll {
+            drop::first_task_poll(router)
+        } else {
+            router
+        };
         let app = router.merge(user.routes());
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;

@@ -86,7 +86,68 @@ pub(super) const SCENARIOS: &[ScenarioSpec] = &[
             &["Write last quarter's sales report."],
         )
     },
+    ScenarioSpec {
+        fixture: "project-settings",
+        turns: r#"[{"message": "Draft the competitor pricing summary.",
+                    "project": {"name": "Competitor research", "visibility": "private"}}]"#,
+        world: Some(many_projects),
+        ..spec(
+            "project-on-page-two",
+            "the user starts a conversation in a Project that projects_list shows only on its second page",
+            &["Draft the competitor pricing summary."],
+        )
+    },
+    ScenarioSpec {
+        fixture: "attachments",
+        turns: r#"[{"message": "Summarize the attached site walkthrough video.",
+                    "attachments": [{"filename": "site-walkthrough.mp4", "mime_type": "video/mp4",
+                                     "size_bytes": 31457280}]}]"#,
+        world: Some(on_the_free_plan),
+        ..spec(
+            "attachment-over-limit",
+            "a Free-plan user attaches a 30 MB video, over the plan's 25 MB: create_attachment_upload refuses it",
+            &["Summarize the attached site walkthrough video."],
+        )
+    },
+    ScenarioSpec {
+        fixture: "task-complete",
+        drop_first_poll: true,
+        ..modern(
+            "task-reconnect",
+            Flow::Tasks,
+            "the connection drops during the first tasks/get; the task goes on and the client polls the same task id again",
+            &["Summarize the top 5 stories on the tech news front page right now."],
+        )
+    },
 ];
+
+/// Fifty-five more Projects of alice's, listed before the built-in ones, so the second page of
+/// `projects_list` holds "Competitor research".
+fn many_projects(world: &mut Value) {
+    let Some(projects) = world["projects"].as_array_mut() else {
+        return;
+    };
+    let archive = (1..=55).map(|n| {
+        json!({
+            "project_uuid": format!("00000000-0000-4000-8000-{n:012}"),
+            "name": format!("Archive {n:02}"),
+            "description": "An old project, kept for reference.",
+            "knowledge_enabled": false,
+            "members": [{"account": "alice", "role": "owner", "landing_category": "archived"}],
+        })
+    });
+    let kept = std::mem::take(projects);
+    projects.extend(archive.chain(kept));
+}
+
+/// alice on the Free plan (25 MB per attachment).
+fn on_the_free_plan(world: &mut Value) {
+    for account in world["accounts"].as_array_mut().into_iter().flatten() {
+        if account["id"] == "alice" {
+            account["plan"] = json!("free");
+        }
+    }
+}
 
 /// The first `read_thread` of the thread cannot load its state (`web_state_error`).
 fn web_state_error_once(fixture: &mut Value) {

@@ -128,9 +128,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C17",
         "MCP Tasks: Start a task",
         "After a disconnect, authenticate again and continue polling the same ID. A disconnect does not stop Computer.",
-        Gap(
-            "needs a scenario in which the mock drops the client's connection or token during a task",
-        ),
+        Rules(&[TASKS_DISCONNECT_POLL_SAME_ID]),
     ),
     duty(
         "C18",
@@ -218,15 +216,13 @@ pub(super) const DUTIES: &[Duty] = &[
         "C31",
         "create_attachment_upload",
         "File size in bytes. Must not exceed your plan’s limit (200 MB on paid plans, 25 MB on Free).",
-        Gap("needs an upload scenario for the Free-plan account with a file over 25 MB"),
+        Rules(&[COMPUTER_UPLOAD_SIZE_BYTES]),
     ),
     duty(
         "C32",
         "File Uploads",
         "When a limit is reached, create_attachment_upload returns an error.",
-        Gap(
-            "needs an upload scenario in which create_attachment_upload refuses, judged by what the client shows",
-        ),
+        Rules(&[COMPUTER_UPLOAD_REFUSAL_SHOWN]),
     ),
     duty(
         "C33",
@@ -348,7 +344,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C52",
         "projects_list",
         "Keep paging while next_cursor is not null before concluding a Project doesn’t exist.",
-        Gap("needs a scenario whose Project is on the second page of projects_list"),
+        Rules(&[COMPUTER_PROJECTS_PAGE_ON]),
     ),
     duty(
         "C53",
