@@ -8,14 +8,17 @@
 
 mod account;
 mod agent;
+mod answers;
 mod approval_policy;
 mod auth;
 mod credits;
 mod documents;
 mod elicitation;
+mod follow_through;
 pub mod ids;
 mod interactive;
 mod oauth;
+mod limits;
 mod outcomes;
 mod rule;
 mod tasks;
@@ -47,6 +50,10 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(outcomes::rules());
     rules.extend(approval_policy::rules());
     rules.extend(oauth::rules());
+    // Computer duties: following a request through, answers and choices (issue 10).
+    rules.extend(follow_through::rules());
+    rules.extend(answers::rules());
+    rules.extend(limits::rules());
     rules
 }
 

@@ -3,6 +3,8 @@
 
 use serde_json::{Value, json};
 
+mod duties;
+
 /// Protocol version the handshake-era scenarios announce.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The bearer token the runner hands the target (the built-in `alice` account).
@@ -25,8 +27,17 @@ pub const SIGN_IN: &str = "@sign-in";
 /// One scenario of the suite.
 #[derive(Debug, Clone, Copy)]
 pub struct ScenarioSpec {
-    /// The mock scenario (a name from `fixtures/scenarios`).
+    /// The scenario's name; also the mock scenario it plays (a name from `fixtures/scenarios`)
+    /// unless `fixture` names another.
     pub name: &'static str,
+    /// The mock scenario it plays when that is not `name` (`""`): one fixture, several users
+    /// (one who approves, one who denies).
+    pub fixture: &'static str,
+    /// A change to the fixture for this scenario (a setting such as `web_state_error`, a
+    /// source on an outcome).
+    pub patch: Option<fn(&mut Value)>,
+    /// A change to the built-in world for this scenario (a plan's limit, more Projects).
+    pub world: Option<fn(&mut Value)>,
     /// `computer` or `agent`.
     pub suite: &'static str,
     /// What the person wants, in a sentence.
@@ -39,6 +50,9 @@ pub struct ScenarioSpec {
     pub confirm: &'static str,
     /// Whether the user asks to stop the running task (answered on `interrupt`).
     pub cancel: bool,
+    /// `later`: the user declines the first question form, and answers when asked again
+    /// (`""`: answers at once).
+    pub question: &'static str,
     /// The user's turns as a JSON array of objects (`""`: one `{"message"}` per message), for
     /// turns that carry more than text: attachments, a Project, a mode or model, a host request
     /// or a pause (see the README's user channel table).
@@ -58,6 +72,9 @@ pub struct ScenarioSpec {
     pub drop_stream_after: usize,
     /// How the client gets its token: handed one, or signing in with OAuth.
     pub sign_in: SignIn,
+    /// Computer tasks: the runner drops the connection of the client's first `tasks/get`
+    /// before its answer arrives, as a network drop would.
+    pub drop_first_poll: bool,
 }
 
 /// How the client of a scenario gets its bearer token.
@@ -130,6 +147,15 @@ impl Flow {
 }
 
 impl ScenarioSpec {
+    /// The mock scenario this one plays (`fixtures/scenarios/{fixture}.json`).
+    pub fn fixture(&self) -> &'static str {
+        if self.fixture.is_empty() {
+            self.name
+        } else {
+            self.fixture
+        }
+    }
+
     /// Whether this scenario belongs to a rule's scenario group (`@handshake`, `@modern`,
     /// `@tasks`, `@elicitation`, `@sign-in`).
     pub fn in_group(&self, group: &str) -> bool {
@@ -160,6 +186,7 @@ impl ScenarioSpec {
             "turns": turns,
             "answers": serde_json::from_str::<Value>(self.answers).unwrap_or_else(|_| json!({})),
             "confirm": self.confirm,
+            "question": if self.question.is_empty() { "answer" } else { self.question },
             "signin": "complete",
             "topup": "complete",
             "interrupt": if self.cancel { json!("cancel") } else { Value::Null },
@@ -189,6 +216,10 @@ const fn spec(
 ) -> ScenarioSpec {
     ScenarioSpec {
         name,
+        fixture: "",
+        patch: None,
+        world: None,
+        question: "",
         suite: "computer",
         description,
         messages,
@@ -202,6 +233,7 @@ const fn spec(
         max_time_scale: 0.0,
         drop_stream_after: 0,
         sign_in: SignIn::Token,
+        drop_first_poll: false,
     }
 }
 
@@ -251,7 +283,22 @@ const fn modern(
 }
 
 /// Every scenario, in the order reports list them.
-pub const SCENARIOS: &[ScenarioSpec] = &[
+pub const SCENARIOS: &[ScenarioSpec] =
+    &concat::<{ BASE.len() + duties::SCENARIOS.len() }>(BASE, duties::SCENARIOS);
+
+/// `a` then `b`, as one array (a `const` cannot chain slices otherwise).
+const fn concat<const N: usize>(a: &[ScenarioSpec], b: &[ScenarioSpec]) -> [ScenarioSpec; N] {
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
+
+/// The scenarios written before the duty scenarios of [`duties`].
+const BASE: &[ScenarioSpec] = &[
     spec(
         "follow-up",
         "a summary, then a follow-up on the same thread",

@@ -13,6 +13,14 @@ use crate::rules::ids;
 use super::pace::SendPaced;
 use super::session::Session;
 
+/// How one attachment went.
+enum Attached {
+    /// An envelope was handed out: its attachment_url (a failed POST is shown to the user).
+    Url(String),
+    /// create_attachment_upload refused it (a plan's limit).
+    Refused,
+}
+
 /// What the client remembers between turns.
 #[derive(Debug, Default)]
 pub(super) struct AccountState {
@@ -23,6 +31,8 @@ pub(super) struct AccountState {
     /// The Project arguments of the conversation (sent again on follow-ups only when breaking
     /// `computer.project.new-conversation`).
     project: serde_json::Map<String, Value>,
+    /// Whether models_list was read in this run (a pick is made from what it lists).
+    listed_models: bool,
 }
 
 impl AccountState {
@@ -81,13 +91,14 @@ fn multipart(
 
 impl AccountState {
     /// Adds what the person's turn carries beyond text to the message's arguments: uploaded
-    /// attachments, the Project of a new conversation, and the picked mode or model.
+    /// attachments, the Project of a new conversation, and the picked mode or model. `false`
+    /// when the message cannot go (an attachment was refused, and the user told why).
     pub(super) async fn turn_arguments(
         &mut self,
         io: &mut Session,
         turn: &Value,
         args: &mut Value,
-    ) -> Result<(), ClientError> {
+    ) -> Result<bool, ClientError> {
         let continuing = args.get("thread_id").is_some();
         if !continuing {
             self.settings.clear();
@@ -96,8 +107,10 @@ impl AccountState {
         if let Some(files) = turn.get("attachments").and_then(Value::as_array) {
             let mut urls = Vec::new();
             for file in files {
-                if let Some(url) = self.attach(io, file).await? {
-                    urls.push(json!(url));
+                match self.attach(io, file).await? {
+                    Attached::Url(url) => urls.push(json!(url)),
+                    // The user was told; the message needs the file, so it is not sent.
+                    Attached::Refused => return Ok(false),
                 }
             }
             if !urls.is_empty() && !io.breaks(ids::COMPUTER_UPLOAD_ATTACHMENT_URL) {
@@ -122,6 +135,11 @@ impl AccountState {
             }
         }
         if let Some(picked) = turn.get("settings").and_then(Value::as_object) {
+            // The options come from models_list (breaking the rule: picked blind).
+            if !self.listed_models && !io.breaks(ids::COMPUTER_SETTINGS_LISTED) {
+                io.call("models_list", json!({})).await?;
+                self.listed_models = true;
+            }
             // The breaking client merges the new pick into the old one, the classic bug that
             // sends a mode and a model together.
             if !io.breaks(ids::COMPUTER_SETTINGS_MODE_OR_MODEL) {
@@ -136,15 +154,11 @@ impl AccountState {
                 args[k.as_str()] = v.clone();
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Uploads one attached file; returns its attachment_url.
-    async fn attach(
-        &mut self,
-        io: &mut Session,
-        file: &Value,
-    ) -> Result<Option<String>, ClientError> {
+    async fn attach(&mut self, io: &mut Session, file: &Value) -> Result<Attached, ClientError> {
         let name = file
             .get("filename")
             .and_then(Value::as_str)
@@ -157,10 +171,19 @@ impl AccountState {
             .get("content")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        // The file's size: given for a file the turn does not spell out, else its content's.
+        let mut size = file
+            .get("size_bytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(content.len() as u64);
+        if io.breaks(ids::COMPUTER_UPLOAD_SIZE_BYTES) {
+            // Breaking the rule: the size rounded up to whole KiB.
+            size = (size / 1024 + 1) * 1024;
+        }
         let envelope = io
             .call(
                 "create_attachment_upload",
-                json!({"filename": name, "mime_type": mime, "size_bytes": content.len()}),
+                json!({"filename": name, "mime_type": mime, "size_bytes": size}),
             )
             .await?;
         let (Some(upload_url), Some(attachment_url), Some(fields)) = (
@@ -168,8 +191,11 @@ impl AccountState {
             envelope.get("attachment_url").and_then(Value::as_str),
             envelope.get("upload_fields").and_then(Value::as_object),
         ) else {
-            io.show("error", &envelope).await?;
-            return Ok(None);
+            // Refused (a plan's limit): the user is told why, unless breaking the rule.
+            if !io.breaks(ids::COMPUTER_UPLOAD_REFUSAL_SHOWN) {
+                io.show("error", &envelope).await?;
+            }
+            return Ok(Attached::Refused);
         };
         let mut fields = fields.clone();
         if io.breaks(ids::COMPUTER_UPLOAD_ENVELOPE) {
@@ -193,7 +219,7 @@ impl AccountState {
             )
             .await?;
         }
-        Ok(Some(attachment_url.to_owned()))
+        Ok(Attached::Url(attachment_url.to_owned()))
     }
 
     /// The uuid of the Project named `name`, paging projects_list until it is found or the
@@ -221,6 +247,8 @@ impl AccountState {
                 return Ok(Some(uuid.to_owned()));
             }
             match page.get("next_cursor").and_then(Value::as_str) {
+                // Breaking the rule: a first page without it taken for "no such Project".
+                Some(_) if io.breaks(ids::COMPUTER_PROJECTS_PAGE_ON) => return Ok(None),
                 Some(next) => cursor = Some(next.to_owned()),
                 None => return Ok(None),
             }

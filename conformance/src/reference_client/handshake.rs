@@ -82,9 +82,13 @@ impl Client {
                 args["thread_id"] = json!(t);
             }
             self.after_waiting = false;
-            self.account
+            if !self
+                .account
                 .turn_arguments(&mut self.io, &next, &mut args)
-                .await?;
+                .await?
+            {
+                continue;
+            }
             let result = self.io.call(CPC, args.clone()).await?;
             let settled = self.drive(result, args).await?;
             if settled.thread.is_some() {
@@ -313,6 +317,15 @@ impl Client {
                 .io
                 .call("read_thread", json!({"thread_id": thread}))
                 .await?;
+            if read.get("web_state_error").is_some_and(Value::is_string)
+                && self.io.breaks(ids::COMPUTER_READ_THREAD_RETRY_STATE_ERROR)
+            {
+                // Breaking the rule: a state that could not be loaded taken for a failure.
+                return Ok(
+                    json!({"thread_id": thread, "event": "complete", "task_status": "failed", "text": "Computer could not load this thread."}),
+                );
+            }
+            // Without web_state (it could not be loaded) nothing is known: read again.
             let status = read
                 .pointer("/web_state/task_status")
                 .and_then(Value::as_str)
@@ -324,6 +337,9 @@ impl Client {
                 return Ok(done);
             }
             if status == "input_required" {
+                if let Some(form) = first_form(&read) {
+                    return Ok(form_as_result(thread, status, &form));
+                }
                 if let Some(sign_in) = first_auth_request(&read) {
                     return Ok(
                         json!({"thread_id": thread, "event": "auth_required", "task_status": status, "interactive": sign_in}),
@@ -364,6 +380,15 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let uuid = item.get("followup_uuid").cloned();
         let text = result.get("text").cloned().unwrap_or(Value::Null);
+        // A form found in read_thread is the read-thread rule's; an event's, the tool's own.
+        let from_read = item.get(FROM_READ_THREAD) == Some(&json!(true));
+        let breaks_uuid = |io: &Session, tool_rule: &str| {
+            io.breaks(if from_read {
+                ids::COMPUTER_READ_THREAD_ANSWER_FORM
+            } else {
+                tool_rule
+            })
+        };
         if item.get("type").and_then(Value::as_str) == Some("confirm_action") {
             let answer = self
                 .io
@@ -378,7 +403,7 @@ impl Client {
                 "result": if approve { "Approved by the user." } else { "Denied by the user." },
             });
             if let Some(u) = uuid
-                && !self.io.breaks(ids::COMPUTER_CONFIRM_DECIDE)
+                && !breaks_uuid(&self.io, ids::COMPUTER_CONFIRM_DECIDE)
             {
                 args["followup_uuid"] = u;
             }
@@ -399,7 +424,7 @@ impl Client {
         let answers = answer.get("content").cloned().unwrap_or_else(|| json!({}));
         let mut args = json!({"thread_id": thread, "answers": answers});
         if let Some(u) = uuid
-            && !self.io.breaks(ids::COMPUTER_QUESTION_ANSWER)
+            && !breaks_uuid(&self.io, ids::COMPUTER_QUESTION_ANSWER)
         {
             args["followup_uuid"] = u;
         }
@@ -413,11 +438,40 @@ impl Client {
             .call("read_thread", json!({"thread_id": thread}))
             .await?;
         let waiting = auth_requests(&read);
-        let sign_in = result
+        let mut sign_in = result
             .get("interactive")
             .cloned()
             .or_else(|| waiting.first().cloned())
             .unwrap_or(Value::Null);
+        loop {
+            let answer = self.notify(thread, &sign_in, &waiting).await?;
+            let connected = sign_in.get("connector").cloned();
+            let stale_next = waiting
+                .iter()
+                .find(|w| w.get("connector") != connected.as_ref())
+                .cloned();
+            if answer.get("task_status").and_then(Value::as_str) == Some("input_required")
+                && let Some(next) = stale_next
+                && self
+                    .io
+                    .breaks(ids::COMPUTER_AUTH_INPUT_REQUIRED_READ_THREAD)
+            {
+                // Breaking the rule: the next sign-in taken from the earlier read, without
+                // reading what the task needs now.
+                sign_in = next;
+                continue;
+            }
+            return Ok(answer);
+        }
+    }
+
+    /// Opens one sign-in's URL (through the user), then notify_connected with its connector.
+    async fn notify(
+        &mut self,
+        thread: &str,
+        sign_in: &Value,
+        waiting: &[Value],
+    ) -> Result<Value, ClientError> {
         let connector = sign_in
             .get("connector")
             .and_then(Value::as_str)
@@ -511,4 +565,53 @@ fn auth_requests(read: &Value) -> Vec<Value> {
 
 fn first_auth_request(read: &Value) -> Option<Value> {
     auth_requests(read).into_iter().next()
+}
+
+/// Marks an interactive the client built from a read_thread form (never sent to the server).
+const FROM_READ_THREAD: &str = "from_read_thread";
+
+/// The first question or confirmation waiting in a read_thread result.
+fn first_form(read: &Value) -> Option<Value> {
+    read.pointer("/web_state/entries")
+        .and_then(Value::as_array)
+        .and_then(|entries| entries.last())
+        .and_then(|e| e.get("interactions"))
+        .and_then(Value::as_array)
+        .and_then(|all| {
+            all.iter()
+                .find(|i| i.get("status").and_then(Value::as_str) == Some("WAITING_FOR_USER"))
+        })
+        .cloned()
+}
+
+/// A read_thread form as the result the client follows: its event, and an interactive whose
+/// `followup_uuid` is the form's `request.answer_submission_uuid`.
+fn form_as_result(thread: &str, status: &str, form: &Value) -> Value {
+    let kind = form
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("ask_user_question");
+    let request = form.get("request").cloned().unwrap_or(Value::Null);
+    let text = match request.get("questions").and_then(Value::as_array) {
+        Some(questions) => questions
+            .iter()
+            .filter_map(|q| q.get("question").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        None => request
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    };
+    let mut interactive = json!({
+        "type": kind,
+        "thread_id": thread,
+        "respond_with_tool": form.get("respond_with_tool"),
+        FROM_READ_THREAD: true,
+    });
+    if let Some(uuid) = request.get("answer_submission_uuid") {
+        interactive["followup_uuid"] = uuid.clone();
+    }
+    json!({"thread_id": thread, "event": kind, "task_status": status, "text": text, "interactive": interactive})
 }

@@ -16,6 +16,8 @@ use super::pace::SendPaced;
 use crate::error::ClientError;
 use crate::rules::ids;
 
+mod in_call;
+
 const CPC: &str = "call_perplexity_computer";
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 const META_THREAD: &str = "ai.perplexity/threadId";
@@ -131,11 +133,10 @@ impl Modern {
         capabilities: Value,
         id: Option<u64>,
     ) -> Result<Answer, ClientError> {
-        let id = id.unwrap_or_else(|| {
-            let id = self.next_id;
-            self.next_id += 1;
-            id
-        });
+        // A fresh number even when an id is reused, so progress tokens made from it stay unique.
+        let fresh = self.next_id;
+        self.next_id += 1;
+        let id = id.unwrap_or(fresh);
         let version = self.options.protocol_version.clone();
         params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!(version);
         params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
@@ -278,8 +279,10 @@ impl Modern {
             let answer = self
                 .user_post("ask", json!({"kind": "confirm", "message": message}))
                 .await?;
+            let approved = answer.get("action").and_then(Value::as_str) == Some("accept");
+            // Breaking the decision rule: a denial sent as an approval.
             return Ok(
-                if answer.get("action").and_then(Value::as_str) == Some("accept") {
+                if approved || self.breaks(ids::COMPUTER_APPROVAL_USER_DECISION) {
                     json!({"action": "accept", "content": {}})
                 } else {
                     json!({"action": "decline"})
@@ -292,9 +295,24 @@ impl Modern {
                 json!({"kind": "question", "message": message, "schema": schema}),
             )
             .await?;
-        Ok(
-            json!({"action": "accept", "content": answer.get("content").cloned().unwrap_or_else(|| json!({}))}),
-        )
+        match answer.get("action").and_then(Value::as_str) {
+            // The user declined (or dismissed) the form: that goes back as they said.
+            Some(action @ ("decline" | "cancel")) => Ok(json!({"action": action})),
+            _ => Ok(
+                json!({"action": "accept", "content": answer.get("content").cloned().unwrap_or_else(|| json!({}))}),
+            ),
+        }
+    }
+
+    /// Asks the user to open `url` (a billing page, a sign-in); whether they did.
+    async fn ask_url(&self, url: &str, message: &str) -> Result<bool, ClientError> {
+        let answer = self
+            .user_post(
+                "ask",
+                json!({"kind": "url", "url": url, "message": message}),
+            )
+            .await?;
+        Ok(answer.get("action").and_then(Value::as_str) == Some("accept"))
     }
 
     // ---- the conversation ----
@@ -332,17 +350,36 @@ impl Modern {
         &mut self,
         args: &Value,
     ) -> Result<Option<(String, Option<String>)>, ClientError> {
-        let params = self.call_params(CPC, args);
-        let created = self.request("tools/call", params).await?;
-        if created.get("resultType").and_then(Value::as_str) != Some("task") {
+        let created = loop {
+            let params = self.call_params(CPC, args);
+            let created = self.request("tools/call", params).await?;
+            if created.get("resultType").and_then(Value::as_str) == Some("task") {
+                break created;
+            }
             // A request that could not start comes back as a regular tool result.
             let task = task_json(&created);
-            self.show("error", &task).await?;
+            // Breaking the rule: the refusal is never shown (the top-up still happens).
+            if !self.breaks(ids::TASKS_REGULAR_RESULT_SHOWN) {
+                self.show("error", &task).await?;
+            }
+            // Refused for credits before sending: send it again once the user topped up.
+            let billing = task
+                .pointer("/interactive/billing_url")
+                .and_then(Value::as_str);
+            if task.get("event").and_then(Value::as_str) == Some("insufficient_credits")
+                && task.get("thread_id").is_none()
+                && let Some(url) = billing
+                && self
+                    .ask_url(url, "You are out of credits. Add credits here.")
+                    .await?
+            {
+                continue;
+            }
             return Ok(task
                 .get("thread_id")
                 .and_then(Value::as_str)
                 .map(|t| (t.to_owned(), None)));
-        }
+        };
         let Some(task_id) = created
             .get("taskId")
             .and_then(Value::as_str)
@@ -361,6 +398,8 @@ impl Modern {
         let mut interval = created.get("pollIntervalMs").and_then(Value::as_u64);
         let mut answered: BTreeSet<String> = BTreeSet::new();
         let mut stopping = false;
+        let mut shown_early = false;
+        let mut reconnected = false;
         let mut misread = self.breaks(ids::TASKS_TASK_ID_EXACT);
         let mut invalid_once = self.breaks(ids::TASKS_UPDATE_INPUT_RESPONSES);
         let mut first_poll = !self.polled;
@@ -376,9 +415,20 @@ impl Modern {
                 self.send("tasks/get", json!({"taskId": parsed}), capabilities, None)
                     .await?;
             }
-            let state = self
-                .request("tasks/get", json!({"taskId": task_id}))
-                .await?;
+            let state = match self.request("tasks/get", json!({"taskId": task_id})).await {
+                Ok(state) => state,
+                // The connection dropped: Computer goes on, so poll the same task again (the
+                // token is sent again with it).
+                Err(ClientError::Http { .. }) if !reconnected => {
+                    reconnected = true;
+                    if self.breaks(ids::TASKS_DISCONNECT_POLL_SAME_ID) {
+                        // Breaking the rule: the request sent again, as a new task.
+                        return Box::pin(self.follow_task(args)).await;
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             interval = state
                 .get("pollIntervalMs")
                 .and_then(Value::as_u64)
@@ -441,12 +491,15 @@ impl Modern {
                     if responses.is_empty() {
                         continue;
                     }
-                    if invalid_once {
+                    // Only answers the user accepted are spoiled: a decline stays the user's.
+                    let accepted = responses
+                        .values()
+                        .all(|r| r.get("action").and_then(Value::as_str) == Some("accept"));
+                    if invalid_once && accepted {
                         // Breaking the update rule: first an answer with a field the form lacks.
                         invalid_once = false;
                         let mut bad = responses.clone();
                         for response in bad.values_mut() {
-                            response["action"] = json!("accept");
                             response["content"]["not-a-field"] = json!("x");
                         }
                         self.update(&task_id, bad).await?;
@@ -458,11 +511,21 @@ impl Modern {
                     }
                     if self.breaks(ids::TASKS_POLL_AFTER_ACK) {
                         // The acknowledgement taken for the answer: the client stops following.
-                        self.show("final", &json!({"text": "Answer sent."})).await?;
+                        self.show("status", &json!({"text": "Answer sent."}))
+                            .await?;
                         return Ok(thread.map(|t| (t, Some(task_id))));
                     }
                 }
                 _ => {
+                    if status == "working"
+                        && !shown_early
+                        && self.breaks(ids::TASKS_STATUS_FINAL_AFTER_TERMINAL)
+                    {
+                        // Breaking the status rule: resultType "complete" taken for the end.
+                        shown_early = true;
+                        let text = state.get("statusMessage").cloned().unwrap_or(Value::Null);
+                        self.show("final", &json!({"text": text})).await?;
+                    }
                     if !stopping && self.user_get("interrupt").await?.is_some() {
                         stopping = true;
                         self.stop(&task_id, thread.as_deref()).await?;
@@ -532,133 +595,5 @@ impl Modern {
             self.request("tools/call", params).await?;
         }
         Ok(())
-    }
-
-    /// Calls a tool with in-call elicitation, answering each `input_required` by retrying the
-    /// call; then follows the thread to the end. Returns (thread, no task).
-    async fn follow_call(
-        &mut self,
-        args: &Value,
-    ) -> Result<Option<(String, Option<String>)>, ClientError> {
-        let params = self.call_params(CPC, args);
-        let capabilities = self.capabilities("tools/call");
-        let mut answer = self
-            .send("tools/call", params.clone(), capabilities.clone(), None)
-            .await?;
-        let mut invalid_once = self.breaks(ids::ELICITATION_CONTENT_SCHEMA);
-        for _ in 0..MAX_POLLS {
-            let Some(result) = answer.result().cloned() else {
-                return Err(ClientError::Protocol {
-                    what: "tools/call".into(),
-                    detail: answer.message.to_string(),
-                });
-            };
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return self.finish(&task_json(&result)).await;
-            }
-            let requests = result
-                .get("inputRequests")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            let mut responses = Map::new();
-            let mut url_asked = false;
-            for (key, request) in &requests {
-                url_asked |= request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
-                responses.insert(key.clone(), self.elicit(request).await?);
-            }
-            // The same call, with a progress token of its own (the first one's request ended).
-            let mut retry = params.clone();
-            retry["_meta"]["progressToken"] = json!(format!("progress-{}", self.next_id));
-            retry["inputResponses"] = Value::Object(responses.clone());
-            if let Some(state) = result.get("requestState") {
-                retry["requestState"] = state.clone();
-            }
-            let mut retry_capabilities = capabilities.clone();
-            if url_asked && self.breaks(ids::ELICITATION_MODES_DECLARED) {
-                // Breaking the modes rule: the retry answers a URL request declaring form only.
-                retry_capabilities = json!({"elicitation": {"form": {}}});
-            }
-            let asks_fields = requests.values().any(|r| {
-                r.pointer("/params/requestedSchema/properties")
-                    .and_then(Value::as_object)
-                    .is_some_and(|p| !p.is_empty())
-            });
-            if invalid_once && asks_fields {
-                // Breaking the content rule: first an answer with a field the form lacks (on a
-                // form with fields, which the server checks and refuses, so the state stays
-                // usable for the real answer).
-                invalid_once = false;
-                let mut bad = retry.clone();
-                bad["_meta"]["progressToken"] = json!(format!("progress-bad-{}", self.next_id));
-                if let Some(all) = bad["inputResponses"].as_object_mut() {
-                    for response in all.values_mut() {
-                        if response.get("content").is_some() {
-                            response["content"]["not-a-field"] = json!("x");
-                        }
-                    }
-                }
-                self.send("tools/call", bad, retry_capabilities.clone(), None)
-                    .await?;
-            }
-            // Breaking the MRTR rule: the retry reuses the original JSON-RPC id.
-            let reuse = self
-                .breaks(ids::ELICITATION_MRTR_REQUEST_STATE)
-                .then_some(answer.id);
-            answer = self
-                .send("tools/call", retry, retry_capabilities, reuse)
-                .await?;
-        }
-        Err(ClientError::Protocol {
-            what: "tools/call".into(),
-            detail: "the call kept asking for input".into(),
-        })
-    }
-
-    /// Shows a finished result, or follows a still-running thread with read_thread first.
-    async fn finish(
-        &mut self,
-        task: &Value,
-    ) -> Result<Option<(String, Option<String>)>, ClientError> {
-        let Some(thread) = task
-            .get("thread_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-        else {
-            self.show("error", task).await?;
-            return Ok(None);
-        };
-        let mut status = task
-            .get("task_status")
-            .and_then(Value::as_str)
-            .unwrap_or("working")
-            .to_owned();
-        let mut last = task.clone();
-        let mut polls = 0;
-        while !crate::transcript::terminal(&status) && status != "input_required" {
-            polls += 1;
-            if polls > MAX_POLLS {
-                return Err(ClientError::Protocol {
-                    what: "read_thread".into(),
-                    detail: format!("thread {thread} was still {status} after {MAX_POLLS} polls"),
-                });
-            }
-            tokio::time::sleep(READ_EVERY).await;
-            let params = self.call_params("read_thread", &json!({"thread_id": thread}));
-            let read = task_json(&self.request("tools/call", params).await?);
-            status = read
-                .pointer("/web_state/task_status")
-                .and_then(Value::as_str)
-                .unwrap_or("working")
-                .to_owned();
-            last = read;
-        }
-        let kind = if status == "completed" {
-            "final"
-        } else {
-            "error"
-        };
-        self.show(kind, &last).await?;
-        Ok(Some((thread, None)))
     }
 }

@@ -238,10 +238,11 @@ impl Session {
         if let Some(s) = result.get("structuredContent") {
             return Ok(s.clone());
         }
-        Ok(result
-            .pointer("/content/0/text")
-            .and_then(Value::as_str)
+        // A plain-text answer (an error such as a refused upload) keeps its text.
+        let text = result.pointer("/content/0/text").and_then(Value::as_str);
+        Ok(text
             .and_then(|t| serde_json::from_str(t).ok())
+            .or_else(|| text.map(|t| json!({"text": t})))
             .unwrap_or(Value::Null))
     }
 

@@ -20,7 +20,10 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Interactive objects for account events",
                 quote: "Before a message is sent: the server checks credits before it sends any message, including follow-ups. If that check fails, nothing is sent and the result has no thread_id or task_status. Send the message again after topping up, with the same thread_id for a follow-up.",
             },
-            scenarios: &["insufficient-credits-before-send"],
+            scenarios: &[
+                "insufficient-credits-before-send",
+                "task-credits-before-send",
+            ],
             check: before_send,
         },
         Rule {

@@ -153,6 +153,39 @@ pub const OAUTH_NO_TOKEN_IN_QUERY: &str = "oauth.no-token-in-query";
 /// `oauth.bearer-every-request`
 pub const OAUTH_BEARER_EVERY_REQUEST: &str = "oauth.bearer-every-request";
 
+// ---- Following a request through (`follow_through.rs`; issue 10, Computer duties). ----
+/// `tasks.regular-result.shown`
+pub const TASKS_REGULAR_RESULT_SHOWN: &str = "tasks.regular-result.shown";
+/// `tasks.status.final-after-terminal`
+pub const TASKS_STATUS_FINAL_AFTER_TERMINAL: &str = "tasks.status.final-after-terminal";
+/// `elicitation.working.read-thread`
+pub const ELICITATION_WORKING_READ_THREAD: &str = "elicitation.working.read-thread";
+/// `computer.read-thread.retry-state-error`
+pub const COMPUTER_READ_THREAD_RETRY_STATE_ERROR: &str = "computer.read-thread.retry-state-error";
+/// `tasks.disconnect.poll-same-id`
+pub const TASKS_DISCONNECT_POLL_SAME_ID: &str = "tasks.disconnect.poll-same-id";
+/// `computer.auth.input-required-read-thread`
+pub const COMPUTER_AUTH_INPUT_REQUIRED_READ_THREAD: &str =
+    "computer.auth.input-required-read-thread";
+
+// ---- Answers and choices (`answers.rs`; issue 10, Computer duties). ----
+/// `computer.approval.user-decision`
+pub const COMPUTER_APPROVAL_USER_DECISION: &str = "computer.approval.user-decision";
+/// `elicitation.declined.follow-up-tools`
+pub const ELICITATION_DECLINED_FOLLOW_UP_TOOLS: &str = "elicitation.declined.follow-up-tools";
+/// `computer.read-thread.answer-form`
+pub const COMPUTER_READ_THREAD_ANSWER_FORM: &str = "computer.read-thread.answer-form";
+/// `computer.settings.listed`
+pub const COMPUTER_SETTINGS_LISTED: &str = "computer.settings.listed";
+
+// ---- The account's limits (`limits.rs`; issue 10, Computer duties). ----
+/// `computer.upload.size-bytes`
+pub const COMPUTER_UPLOAD_SIZE_BYTES: &str = "computer.upload.size-bytes";
+/// `computer.upload.refusal-shown`
+pub const COMPUTER_UPLOAD_REFUSAL_SHOWN: &str = "computer.upload.refusal-shown";
+/// `computer.projects.page-on`
+pub const COMPUTER_PROJECTS_PAGE_ON: &str = "computer.projects.page-on";
+
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
     MCP_LIFECYCLE_INITIALIZED,
@@ -216,4 +249,18 @@ pub const ALL: &[&str] = &[
     OAUTH_REFRESH_NEWEST,
     OAUTH_NO_TOKEN_IN_QUERY,
     OAUTH_BEARER_EVERY_REQUEST,
+    // Computer duties: following a request through, answers and choices
+    TASKS_REGULAR_RESULT_SHOWN,
+    TASKS_STATUS_FINAL_AFTER_TERMINAL,
+    ELICITATION_WORKING_READ_THREAD,
+    COMPUTER_READ_THREAD_RETRY_STATE_ERROR,
+    COMPUTER_AUTH_INPUT_REQUIRED_READ_THREAD,
+    TASKS_DISCONNECT_POLL_SAME_ID,
+    COMPUTER_APPROVAL_USER_DECISION,
+    ELICITATION_DECLINED_FOLLOW_UP_TOOLS,
+    COMPUTER_READ_THREAD_ANSWER_FORM,
+    COMPUTER_SETTINGS_LISTED,
+    COMPUTER_UPLOAD_SIZE_BYTES,
+    COMPUTER_UPLOAD_REFUSAL_SHOWN,
+    COMPUTER_PROJECTS_PAGE_ON,
 ];

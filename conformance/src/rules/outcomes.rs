@@ -112,7 +112,7 @@ pub(super) fn rules() -> Vec<Rule> {
 /// without one (a journal judged alone, as `conformance::judge` does) leaves these rules
 /// unjudged rather than failed. Under the runner there always is one, and a client that never
 /// used it fails them.
-fn without_user_channel(t: &Transcript) -> Option<Outcome> {
+pub(super) fn without_user_channel(t: &Transcript) -> Option<Outcome> {
     (!t.user_channel).then(|| {
         Outcome::NotReached(
             "no user-channel log was recorded, so what the client showed its user cannot be \
@@ -123,15 +123,15 @@ fn without_user_channel(t: &Transcript) -> Option<Outcome> {
 }
 
 /// What the client showed the user, in order.
-fn shows(t: &Transcript) -> impl Iterator<Item = &UserRecord> {
+pub(super) fn shows(t: &Transcript) -> impl Iterator<Item = &UserRecord> {
     t.user.iter().filter(|u| u.kind == "show")
 }
 
-fn show_text(u: &UserRecord) -> &str {
+pub(super) fn show_text(u: &UserRecord) -> &str {
     u.request.get("text").and_then(Value::as_str).unwrap_or("")
 }
 
-fn show_kind(u: &UserRecord) -> &str {
+pub(super) fn show_kind(u: &UserRecord) -> &str {
     u.request.get("kind").and_then(Value::as_str).unwrap_or("?")
 }
 

@@ -34,7 +34,11 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Status and Progress Updates",
                 quote: "If the tool returns timeout, Computer has not reached a checkpoint yet and is still working. Keep the thread_id and call read_thread with it to check the task's status, read new messages, and find any questions or confirmations waiting for an answer. Don't call call_perplexity_computer again just to check status: that sends a new message to the task.",
             },
-            scenarios: &["timeout-then-complete"],
+            scenarios: &[
+                "timeout-then-complete",
+                "read-thread-retry",
+                "question-in-read-thread",
+            ],
             check: timeout,
         },
         Rule {
@@ -46,7 +50,12 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Events (complete) / read_thread",
                 quote: "Check task_status to determine whether Computer has finished. [...] idle or an empty interaction list doesn't prove a task is finished; use web_state.task_status instead.",
             },
-            scenarios: &["timeout-then-complete", "auth-required", "sleep"],
+            scenarios: &[
+                "timeout-then-complete",
+                "auth-required",
+                "sleep",
+                "multiple-sign-ins",
+            ],
             check: task_status,
         },
         Rule {
@@ -82,7 +91,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "cancel_task",
                 quote: "Confirm cancellation with read_thread or tasks/get, and retry if the task remains active.",
             },
-            scenarios: &["cancel"],
+            scenarios: &["cancel", "cancel-fails-once"],
             check: cancel,
         },
     ]
@@ -308,6 +317,14 @@ fn cancel(t: &Transcript) -> Outcome {
             "read_thread (#{}) confirmed task_status {s}",
             read.seq
         )),
+        // A cancel that failed returned no task_status: the task may still be running.
+        other if last.task_status().is_none() => Outcome::Violated {
+            message: format!(
+                "cancel_task failed ({}: an error without task_status, so the task may still be running), read_thread then showed task_status {other:?}, and the client did not retry cancel_task",
+                last.describe(),
+            ),
+            evidence: vec![last.seq, read.seq],
+        },
         other => Outcome::Violated {
             message: format!(
                 "the last read_thread after cancel_task showed task_status {other:?} and the client neither retried cancel_task nor checked again: {}",

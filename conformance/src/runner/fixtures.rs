@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::suite::{Flow, ScenarioSpec};
 
 /// The shortest `pollIntervalMs` a task scenario announces: long enough to tell an early poll
 /// from network jitter on a busy machine (a poll sent at once lands under half of it), short
@@ -31,6 +32,10 @@ pub const TASK_POLL_INTERVALS_MS: &[(&str, &[u64])] = &[
     ("task-cancel", &[TASK_POLL_INTERVAL_MS, 600]),
     ("task-failure", &[350]),
     ("task-credits", &[400]),
+    // Duty scenarios (variants of the fixtures above and of plain ones).
+    ("task-approval-deny", &[450]),
+    ("task-credits-before-send", &[TASK_POLL_INTERVAL_MS, 500]),
+    ("task-reconnect", &[320]),
 ];
 
 /// The embedded fixtures of the task scenarios, by name.
@@ -109,4 +114,50 @@ impl Drop for Overrides {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The fixture a scenario plays when it is a variant of a built-in one (another `fixture`, a
+/// `patch`, and a task scenario's poll intervals), renamed to the scenario, as JSON for
+/// the mock's `scenario_json`; `None` when it plays a built-in fixture as it is.
+pub(super) fn variant(spec: &ScenarioSpec) -> Result<Option<String>, Error> {
+    if spec.fixture.is_empty() && spec.patch.is_none() {
+        return Ok(None);
+    }
+    let invalid = |what: String| Error::File {
+        path: PathBuf::from(format!("fixtures/scenarios/{}.json", spec.fixture())),
+        source: std::io::Error::other(what),
+    };
+    let text = mock_server::fixtures::embedded_scenario(spec.fixture())
+        .ok_or_else(|| invalid(format!("no built-in scenario `{}`", spec.fixture())))?;
+    let mut fixture: Value = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+    fixture["name"] = spec.name.into();
+    if let Some(change) = spec.patch {
+        change(&mut fixture);
+    }
+    if spec.flow == Flow::Tasks {
+        let intervals = TASK_POLL_INTERVALS_MS
+            .iter()
+            .find(|(name, _)| *name == spec.name)
+            .map_or(&[TASK_POLL_INTERVAL_MS][..], |(_, intervals)| intervals);
+        // The suite's intervals replace the fixture's own single one.
+        if let Some(settings) = fixture["settings"].as_object_mut() {
+            settings.remove("poll_interval_ms");
+        }
+        fixture["settings"]["poll_intervals_ms"] = intervals.into();
+    }
+    Ok(Some(fixture.to_string()))
+}
+
+/// The world a scenario runs in when it changes the built-in one, as JSON for `world_json`.
+pub(super) fn world(spec: &ScenarioSpec) -> Result<Option<String>, Error> {
+    let Some(change) = spec.world else {
+        return Ok(None);
+    };
+    let mut world: Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).map_err(|e| Error::File {
+            path: PathBuf::from("fixtures/world.json"),
+            source: std::io::Error::other(e),
+        })?;
+    change(&mut world);
+    Ok(Some(world.to_string()))
 }

@@ -82,6 +82,16 @@ impl Stage {
         if options.auto_consent {
             builder = builder.auto_consent(super::user::CONSENT_ACCOUNT);
         }
+        if let Some(variant) = fixtures::variant(spec)? {
+            builder = builder
+                .scenario_json(&variant)
+                .map_err(mock_server::Error::from)?;
+        }
+        if let Some(world) = fixtures::world(spec)? {
+            builder = builder
+                .world_json(&world)
+                .map_err(mock_server::Error::from)?;
+        }
         let (router, mock) = builder.router(&base_url)?;
         let user = UserChannel::new(
             script_for(spec, &mock.mcp_url()),
@@ -90,6 +100,11 @@ impl Stage {
         );
         let router = if spec.drop_stream_after > 0 {
             drop::apply(router, spec.drop_stream_after)
+        } else {
+            router
+        };
+        let router = if spec.drop_first_poll {
+            drop::first_task_poll(router)
         } else {
             router
         };

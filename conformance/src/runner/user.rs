@@ -5,7 +5,7 @@
 //! | request | answer |
 //! |---|---|
 //! | `GET  next-message` | the next turn `{"message": "...", ...}` (attachments, project, settings, request), or 204 when the user has nothing more to say; a turn with `after_seconds` moves the mock's clock that far first, and one with `revoke_sign_in` revokes every OAuth token the mock issued (an administrator signing the host out) |
-//! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}` |
+//! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}`; a user who answers `later` declines the first one (`{"action": "decline"}`) |
 //! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve) or `{"action": "decline"}` |
 //! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}`; on the mock's OAuth consent page they pick the script's account and click Allow, and the answer adds `"redirect"`: where the browser was sent (the client's redirect URI with `code`, `state` and `iss`), which the browser also opens when it is a loopback URL |
 //! | `GET  interrupt` | `{"action": "cancel"}` when the user wants the running task stopped, else 204 |
@@ -56,6 +56,8 @@ struct State_ {
     /// The turns still to come (objects with at least `message`).
     messages: VecDeque<Value>,
     interrupted: bool,
+    /// Whether a user who answers `later` has declined a question form already.
+    declined_question: bool,
     log: Vec<UserRecord>,
 }
 
@@ -79,6 +81,7 @@ impl UserChannel {
                 state: Mutex::new(State_ {
                     messages,
                     interrupted: false,
+                    declined_question: false,
                     log: Vec::new(),
                 }),
                 http: reqwest::Client::builder()
@@ -358,6 +361,12 @@ async fn ask(State(user): State<UserChannel>, body: String) -> Response {
         .and_then(Value::as_str)
         .unwrap_or_default();
     let answer = match kind {
+        "question"
+            if user.script("question") == "later"
+                && !std::mem::replace(&mut user.lock().declined_question, true) =>
+        {
+            json!({"action": "decline"})
+        }
         "question" => json!({
             "action": "accept",
             "content": user.inner.script.get("answers").cloned().unwrap_or_else(|| json!({})),

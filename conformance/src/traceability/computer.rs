@@ -104,9 +104,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C13",
         "MCP Tasks: Start a task",
         "If a request cannot start, such as an invalid argument or insufficient credits, the call can return a regular tool result instead.",
-        Gap(
-            "needs a tasks-flow scenario whose request is refused before it starts, judged as a plain result with no tasks/get",
-        ),
+        Rules(&[TASKS_REGULAR_RESULT_SHOWN]),
     ),
     duty(
         "C14",
@@ -130,17 +128,13 @@ pub(super) const DUTIES: &[Duty] = &[
         "C17",
         "MCP Tasks: Start a task",
         "After a disconnect, authenticate again and continue polling the same ID. A disconnect does not stop Computer.",
-        Gap(
-            "needs a scenario in which the mock drops the client's connection or token during a task",
-        ),
+        Rules(&[TASKS_DISCONNECT_POLL_SAME_ID]),
     ),
     duty(
         "C18",
         "MCP Tasks: Start a task",
         "tasks/get returns resultType: \"complete\" because the polling request has finished. Use its status field to determine whether Computer has finished.",
-        Gap(
-            "needs a rule that nothing is shown as the final answer before a tasks/get reported a terminal status",
-        ),
+        Rules(&[TASKS_STATUS_FINAL_AFTER_TERMINAL]),
     ),
     duty(
         "C19",
@@ -174,9 +168,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C23",
         "MCP Tasks: Answer questions and approvals",
         "Approvals | Form with no fields | `accept` approves. `decline` denies.",
-        Gap(
-            "needs a rule that the action sent for an approval is the user's decision, and a denying user in a tasks scenario",
-        ),
+        Rules(&[COMPUTER_APPROVAL_USER_DECISION]),
     ),
     duty(
         "C24",
@@ -224,21 +216,19 @@ pub(super) const DUTIES: &[Duty] = &[
         "C31",
         "create_attachment_upload",
         "File size in bytes. Must not exceed your plan’s limit (200 MB on paid plans, 25 MB on Free).",
-        Gap("needs an upload scenario for the Free-plan account with a file over 25 MB"),
+        Rules(&[COMPUTER_UPLOAD_SIZE_BYTES]),
     ),
     duty(
         "C32",
         "File Uploads",
         "When a limit is reached, create_attachment_upload returns an error.",
-        Gap(
-            "needs an upload scenario in which create_attachment_upload refuses, judged by what the client shows",
-        ),
+        Rules(&[COMPUTER_UPLOAD_REFUSAL_SHOWN]),
     ),
     duty(
         "C33",
         "Choosing a Mode or Model",
         "Use values returned by models_list. Values that aren’t available to your account are rejected.",
-        Gap("needs a rule that a mode or model passed was listed by an earlier models_list"),
+        Rules(&[COMPUTER_SETTINGS_LISTED]),
     ),
     duty(
         "C34",
@@ -262,19 +252,19 @@ pub(super) const DUTIES: &[Duty] = &[
         "C37",
         "call_perplexity_computer",
         "If the result also had files or sources, the call returns right after your answer with task_status: \"working\" and those files. Use read_thread",
-        Gap("needs an elicitation scenario whose answered result has files and goes on working"),
+        Rules(&[ELICITATION_WORKING_READ_THREAD]),
     ),
     duty(
         "C38",
         "call_perplexity_computer",
         "If your client doesn’t show the form, or you decline a question or cancel a form, the call returns the event. Use the following tools",
-        Gap("needs an elicitation scenario in which the user declines the form"),
+        Rules(&[ELICITATION_DECLINED_FOLLOW_UP_TOOLS]),
     ),
     duty(
         "C39",
         "call_perplexity_computer",
         "Declining a confirmation form denies the action, so you don’t need to call confirm_action_deny.",
-        Gap("needs an elicitation scenario in which the user declines the confirmation"),
+        Rules(&[COMPUTER_APPROVAL_USER_DECISION]),
     ),
     duty(
         "C40",
@@ -286,7 +276,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C41",
         "answer_question",
         "or `request.answer_submission_uuid` from a `read_thread` form.",
-        Gap("needs a scenario whose question is found only by read_thread"),
+        Rules(&[COMPUTER_READ_THREAD_ANSWER_FORM]),
     ),
     duty(
         "C42",
@@ -298,7 +288,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C43",
         "notify_connected",
         "If the task is waiting on other input, such as another sign-in, the call returns task_status: \"input_required\" instead; use read_thread to see what it needs.",
-        Gap("needs a rule that an input_required notify_connected is followed by read_thread"),
+        Rules(&[COMPUTER_AUTH_INPUT_REQUIRED_READ_THREAD]),
     ),
     duty(
         "C44",
@@ -312,7 +302,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C45",
         "cancel_task",
         "If the cancel request itself fails, the call returns an error without task_status, because the task may still be running.",
-        Gap("needs a scenario whose first cancel_task fails"),
+        Rules(&[COMPUTER_CANCEL_CONFIRM]),
     ),
     duty(
         "C46",
@@ -324,7 +314,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C47",
         "read_thread",
         "`web_state_error` | string | Present when `web_state` couldn’t be loaded. Retry `read_thread`.",
-        Gap("needs a scenario whose read_thread returns web_state_error once"),
+        Rules(&[COMPUTER_READ_THREAD_RETRY_STATE_ERROR]),
     ),
     duty(
         "C48",
@@ -354,7 +344,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C52",
         "projects_list",
         "Keep paging while next_cursor is not null before concluding a Project doesn’t exist.",
-        Gap("needs a scenario whose Project is on the second page of projects_list"),
+        Rules(&[COMPUTER_PROJECTS_PAGE_ON]),
     ),
     duty(
         "C53",
