@@ -10,6 +10,7 @@ mod agent;
 mod agent_conversation;
 mod handshake;
 mod modern;
+mod oauth;
 mod options;
 mod pace;
 mod session;
