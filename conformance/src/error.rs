@@ -12,6 +12,17 @@ pub enum Error {
     /// A socket could not be bound.
     #[error("could not listen on 127.0.0.1:0: {0}")]
     Bind(#[source] std::io::Error),
+    /// A scenario's run ended without a result (its task panicked or was cancelled): a runner
+    /// bug, reported instead of lost.
+    #[error(
+        "the run of scenario `{name}` stopped without a result ({message}); this is a runner bug, please report it"
+    )]
+    ScenarioTask {
+        /// The scenario.
+        name: String,
+        /// What the task said.
+        message: String,
+    },
     /// A scenario name is not in the suite.
     #[error("unknown scenario `{name}`; `conformance list` shows the available ones")]
     UnknownScenario {

@@ -63,8 +63,9 @@ struct RunArgs {
     /// Failures that are expected: `scenario` or `scenario:rule-id`, one per line.
     #[arg(long)]
     expected_failures: Option<PathBuf>,
-    /// Scenarios run at once.
-    #[arg(long, default_value_t = 2)]
+    /// Scenarios run at once (default 4: a scenario mostly waits, on the target's start and on
+    /// real-time poll intervals; verdicts do not depend on it).
+    #[arg(long, default_value_t = runner::DEFAULT_JOBS)]
     jobs: usize,
     /// Real-time limit per scenario, in seconds.
     #[arg(long, default_value_t = 30.0)]

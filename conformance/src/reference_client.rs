@@ -7,6 +7,7 @@
 
 mod account;
 mod agent;
+mod agent_conversation;
 mod handshake;
 mod modern;
 mod oauth;

@@ -8,6 +8,9 @@
 
 mod account;
 mod agent;
+mod agent_approvals;
+mod agent_connectors;
+mod agent_observe;
 mod answers;
 mod approval_policy;
 mod auth;
@@ -46,6 +49,9 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(elicitation::rules());
     rules.extend(account::rules());
     rules.extend(agent::rules());
+    // Agent API duties (issue 10).
+    rules.extend(agent_approvals::rules());
+    rules.extend(agent_connectors::rules());
     // Outcomes only the user can act on (issue 10, duties).
     rules.extend(outcomes::rules());
     rules.extend(approval_policy::rules());

@@ -27,6 +27,10 @@ pub use stage::{Stage, StageOptions};
 use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
 
+/// Scenarios run at once by default: a scenario spends most of its wall time waiting (the
+/// target process starting, real-time `pollIntervalMs` waits), so four keep two cores busy.
+pub const DEFAULT_JOBS: usize = 4;
+
 /// Default per-scenario timeout (real time).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -63,7 +67,7 @@ impl RunOptions {
             target: target.into(),
             suite: "computer".into(),
             scenarios: Vec::new(),
-            jobs: 2,
+            jobs: DEFAULT_JOBS,
             timeout: DEFAULT_TIMEOUT,
             clock: RunClock::Driven,
             output: None,
@@ -110,13 +114,26 @@ pub async fn run_suite_with(
     let total = selected.len();
     let mut results: Vec<(usize, ScenarioResult)> = Vec::with_capacity(total);
     let progress = &progress;
+    let shared = std::sync::Arc::new(options.clone());
+    // Each scenario runs as its own task, so starting mocks and judging transcripts spread
+    // over the runtime's threads instead of queueing on the caller's.
     let mut stream =
-        futures::stream::iter(selected.iter().enumerate().map(|(i, spec)| async move {
-            progress(Progress::Started {
-                scenario: spec.name,
-                total,
-            });
-            (i, run_scenario(spec, options).await)
+        futures::stream::iter(selected.iter().copied().enumerate().map(|(i, spec)| {
+            let options = shared.clone();
+            async move {
+                progress(Progress::Started {
+                    scenario: spec.name,
+                    total,
+                });
+                let task = tokio::spawn(async move { run_scenario(spec, &options).await });
+                let result = task.await.unwrap_or_else(|e| {
+                    Err(Error::ScenarioTask {
+                        name: spec.name.to_owned(),
+                        message: e.to_string(),
+                    })
+                });
+                (i, result)
+            }
         }))
         .buffer_unordered(options.jobs.max(1));
     while let Some((i, result)) = stream.next().await {

@@ -46,7 +46,8 @@ pub struct ScenarioSpec {
     pub messages: &'static [&'static str],
     /// Form answers by question id (`{}` when no question is expected).
     pub answers: &'static str,
-    /// `approve` or `deny` for confirmations.
+    /// How the person answers confirmations: `approve`, `deny`, `always` (approve, and "Always
+    /// allow" this tool) or `dismiss` (closes the prompt without deciding, and moves on).
     pub confirm: &'static str,
     /// Whether the user asks to stop the running task (answered on `interrupt`).
     pub cancel: bool,
@@ -640,6 +641,133 @@ const BASE: &[ScenarioSpec] = &[
         &["#connector-auth-lapsed Summarize recent messages about AI in my Slack workspace."],
         r##"[{"message": "#connector-auth-lapsed Summarize recent messages about AI in my Slack workspace.",
              "agent": {"model": "openai/gpt-5.6-terra", "max_steps": 6,
+                       "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
+    ),
+    // ---- Agent API duties (issue 10): approvals over rounds, Always allow, moving on ----
+    agent(
+        "agent-approval-rounds",
+        "two MCP calls in one turn, each needing approval: the second request comes in the continuation's response",
+        &["#mcp-approval-rounds List my Computer models, then list them once more."],
+        approval_turn!("#mcp-approval-rounds List my Computer models, then list them once more."),
+    ),
+    ScenarioSpec {
+        zero_data_retention: true,
+        ..agent(
+            "agent-approval-rounds-zdr",
+            "a Zero Data Retention account approves two rounds of MCP calls: the history, with the first mcp_call, goes back in input",
+            &["#mcp-approval-rounds List my Computer models, then list them once more."],
+            approval_turn!(
+                "#mcp-approval-rounds List my Computer models, then list them once more."
+            ),
+        )
+    },
+    ScenarioSpec {
+        cancel: true,
+        ..agent(
+            "agent-approval-stop",
+            "an MCP call waits for approval, and the user asks to stop it",
+            &["#mcp-approval List my Computer models."],
+            approval_turn!("#mcp-approval List my Computer models."),
+        )
+    },
+    ScenarioSpec {
+        confirm: "dismiss",
+        ..agent(
+            "agent-approval-move-on",
+            "an MCP call waits for approval; the user closes the prompt without deciding and asks something else",
+            &[
+                "#mcp-approval List my Computer models.",
+                "Never mind that. What can you do?",
+            ],
+            r##"[{"message": "#mcp-approval List my Computer models.",
+                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                    "server_label": "computer", "server_url": "{mcp_url}",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}]}},
+                 {"message": "Never mind that. What can you do?",
+                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                    "server_label": "computer", "server_url": "{mcp_url}",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}]}}]"##,
+        )
+    },
+    ScenarioSpec {
+        confirm: "always",
+        ..agent(
+            "agent-always-allow",
+            "the user chooses Always allow for an MCP tool; the next message calls it again",
+            &[
+                "#mcp-approval-always-allow List my Computer models.",
+                "List them again, please.",
+            ],
+            r##"[{"message": "#mcp-approval-always-allow List my Computer models.",
+                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                    "server_label": "computer", "server_url": "{mcp_url}",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}]}},
+                 {"message": "List them again, please.",
+                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                    "server_label": "computer", "server_url": "{mcp_url}",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}]}}]"##,
+        )
+    },
+    ScenarioSpec {
+        confirm: "always",
+        ..agent(
+            "agent-always-allow-relabelled",
+            "the user chooses Always allow for an MCP tool; the next request gives its label to another server_url, and another label to the chosen server",
+            &[
+                "#mcp-approval-always-allow List my Computer models.",
+                "List them again, please.",
+            ],
+            r##"[{"message": "#mcp-approval-always-allow List my Computer models.",
+                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                    "server_label": "computer", "server_url": "{mcp_url}",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}]}},
+                 {"message": "List them again, please.",
+                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+                    "server_label": "computer", "server_url": "{mcp_url}?workspace=other",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}, {"type": "mcp",
+                    "server_label": "models", "server_url": "{mcp_url}",
+                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
+                    "require_approval": "always"}]}}]"##,
+        )
+    },
+    // ---- Agent API duties (issue 10): discovery and connector errors ----
+    agent(
+        "agent-discovery-failure",
+        "the MCP server cannot be reached when the run starts: the whole run fails with external_connector_error",
+        &["#discovery-failure List my Computer models."],
+        r##"[{"message": "#discovery-failure List my Computer models.",
+             "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
+               "server_label": "computer", "server_url": "{mcp_url}",
+               "authorization": "alice-dev-token", "allowed_tools": ["models_list"]}]}}]"##,
+    ),
+    agent(
+        "agent-connector-errors",
+        "every documented connector error comes back in-band on one mcp_call each; the run completes",
+        &["#connector-errors Search my Slack workspace for messages about AI."],
+        r##"[{"message": "#connector-errors Search my Slack workspace for messages about AI.",
+             "agent": {"model": "openai/gpt-5.6-terra", "max_steps": 8,
+                       "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
+    ),
+    agent(
+        "agent-connector-empty",
+        "the Notion connector is not connected: it lists no tools and reports no error",
+        &["#slack-summary Find my Notion pages about the AI roadmap."],
+        r##"[{"message": "#slack-summary Find my Notion pages about the AI roadmap.",
+             "agent": {"model": "openai/gpt-5.6-terra", "max_steps": 6,
+                       "tools": [{"type": "connector", "id": "connector_notion", "server_label": "notion"}]}}]"##,
+    ),
+    agent(
+        "agent-deferred-discovery",
+        "a connector's tools are discovered on demand: the client chooses max_steps",
+        &["#slack-summary Summarize recent messages about AI in my Slack workspace."],
+        r##"[{"message": "#slack-summary Summarize recent messages about AI in my Slack workspace.",
+             "agent": {"model": "openai/gpt-5.6-terra",
                        "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
     ),
 ];

@@ -100,7 +100,7 @@ async fn advance(State(app): State<ControlState>, body: Bytes) -> Response {
 async fn reset(State(app): State<ControlState>) -> axum::Json<Value> {
     app.computer().reset();
     app.world().reset();
-    app.agent().clear();
+    app.agent().clear(app.clock().now());
     app.journal().clear();
     axum::Json(json!({"reset": true}))
 }

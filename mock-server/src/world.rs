@@ -60,9 +60,14 @@ struct State {
 impl World {
     /// The embedded world.
     pub(crate) fn builtin() -> Self {
-        // The fixture is compiled in and covered by a test, so a parse failure is a build bug.
-        Self::parse(Path::new("embedded:world.json"), WORLD_FIXTURE)
-            .unwrap_or_else(|e| panic!("fixtures/world.json is invalid: {e}"))
+        // Parsed and validated once per process (a conformance run starts a mock per
+        // scenario). The fixture is compiled in and covered by a test, so a parse failure is a
+        // build bug.
+        static BUILTIN: std::sync::LazyLock<WorldFixture> = std::sync::LazyLock::new(|| {
+            crate::fixtures::parse_world(Path::new("embedded:world.json"), WORLD_FIXTURE)
+                .unwrap_or_else(|e| panic!("fixtures/world.json is invalid: {e}"))
+        });
+        Self::from_fixture(BUILTIN.clone())
     }
 
     /// The world in `path` (`--world`), or the embedded one.

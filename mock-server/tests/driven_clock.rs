@@ -77,3 +77,24 @@ async fn a_background_run_advances_only_with_the_clients_gets() {
     let done = mock.agent_get(ALICE, &path).await;
     assert_eq!(done.body["status"], "completed");
 }
+
+#[tokio::test]
+async fn a_cancelled_background_run_shows_cancelled_at_the_next_look() {
+    let mock = driven(Duration::from_secs(60));
+    let created = mock
+        .agent_create(
+            ALICE,
+            json!({"preset": "medium", "background": true, "store": true,
+                   "input": "#background-research solid-state batteries"}),
+        )
+        .await;
+    let id = created.body["id"].as_str().expect("id").to_owned();
+    let path = format!("/v1/agent/{id}");
+    let running = mock.agent_get(ALICE, &path).await;
+    assert_eq!(running.body["status"], "in_progress");
+    let ack = mock.agent_post(ALICE, &format!("{path}/cancel")).await;
+    assert_eq!(ack.body["status"], "cancelling", "{}", ack.body);
+    // However long the client waits before looking, the next look sees the run stopped.
+    let next = mock.agent_get(ALICE, &path).await;
+    assert_eq!(next.body["status"], "cancelled", "{}", next.body);
+}

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::agent_conversation::{Conversation, Decision, decision_item, server_url_of, user_item};
 use super::options::ClientOptions;
 use super::pace::SendPaced;
 use crate::error::ClientError;
@@ -57,8 +58,9 @@ pub(super) async fn run(options: ClientOptions, context: &Value) -> Result<(), C
             .and_then(Value::as_bool)
             .unwrap_or(false),
     };
+    let mut conversation = Conversation::default();
     while let Some(turn) = agent.next_turn().await? {
-        agent.converse(&turn).await?;
+        agent.converse(&mut conversation, &turn).await?;
     }
     agent.user_post("done", json!({})).await
 }
@@ -122,7 +124,7 @@ impl Agent {
         Ok(answer.get("action").and_then(Value::as_str) == Some("cancel"))
     }
 
-    async fn ask_confirm(&self, request: &Value) -> Result<bool, ClientError> {
+    async fn ask_confirm(&self, request: &Value) -> Result<Decision, ClientError> {
         let label = str_field(request, "server_label");
         let name = str_field(request, "name");
         let arguments: Value =
@@ -137,6 +139,7 @@ impl Agent {
                 "server_label": label,
                 "name": name,
                 "arguments": arguments,
+                "choices": ["allow once", "always allow", "deny"],
             }))
             .send_paced()
             .await
@@ -144,7 +147,13 @@ impl Agent {
             .json()
             .await
             .map_err(Self::err(&url))?;
-        Ok(answer.get("action").and_then(Value::as_str) == Some("accept"))
+        Ok(match answer.get("action").and_then(Value::as_str) {
+            Some("accept") => Decision::Approve {
+                always: answer.get("always").and_then(Value::as_bool) == Some(true),
+            },
+            Some("cancel") => Decision::Undecided,
+            _ => Decision::Deny,
+        })
     }
 
     // ---- the API ----
@@ -191,11 +200,46 @@ impl Agent {
 
     // ---- a turn ----
 
-    async fn converse(&self, turn: &Value) -> Result<(), ClientError> {
+    async fn converse(
+        &self,
+        conversation: &mut Conversation,
+        turn: &Value,
+    ) -> Result<(), ClientError> {
         let message = str_field(turn, "message").to_owned();
-        let settings = turn.get("agent").cloned().unwrap_or_else(|| json!({}));
+        let mut settings = turn.get("agent").cloned().unwrap_or_else(|| json!({}));
+        self.choose_max_steps(&mut settings);
+        if !conversation.always.is_empty()
+            && !self.breaks(ids::AGENT_ALWAYS_ALLOW_NEVER_FILTER)
+            && let Some(tools) = settings.get_mut("tools")
+        {
+            let by_label = self.breaks(ids::AGENT_ALWAYS_ALLOW_BY_SERVER_URL);
+            conversation.apply_always_allow(tools, by_label);
+        }
         let mut body = settings.clone();
-        body["input"] = json!(message);
+        let mut owed = std::mem::take(&mut conversation.pending);
+        if !owed.is_empty() && self.breaks(ids::AGENT_APPROVAL_DENY_ON_MOVE_ON) {
+            // Breaking the rule: the undecided calls are forgotten, a new conversation begins.
+            owed.clear();
+            conversation.previous = None;
+            conversation.history.clear();
+        }
+        if self.zero_data_retention {
+            let first = conversation.history.is_empty() && owed.is_empty();
+            conversation.history.extend(owed);
+            conversation.history.push(user_item(&message));
+            body["input"] = if first {
+                json!(message)
+            } else {
+                Value::Array(conversation.history.clone())
+            };
+        } else if let Some(previous) = conversation.previous.clone() {
+            // The new message after the decisions owed, in the same input.
+            owed.push(user_item(&message));
+            body["previous_response_id"] = json!(previous);
+            body["input"] = Value::Array(owed);
+        } else {
+            body["input"] = json!(message);
+        }
         if body.get("background").and_then(Value::as_bool) == Some(true) {
             // A background run must be stored to be polled.
             body["store"] = json!(true);
@@ -210,52 +254,136 @@ impl Agent {
                 other => other,
             }
         };
-        for _ in 0..MAX_ROUNDS {
+        for round in 0..MAX_ROUNDS {
             let current = match response {
                 Ok(r) => r,
-                Err(text) => return self.show("error", &text).await,
+                Err(text) => return self.show_failure(&text).await,
             };
+            if let Some(id) = current.get("id").and_then(Value::as_str) {
+                conversation.previous = Some(id.to_owned());
+            }
+            if self.zero_data_retention {
+                let has_calls = !items(&current, "mcp_call").is_empty();
+                let drop_calls = has_calls && self.breaks(ids::AGENT_ZDR_MCP_CALL_UNCHANGED);
+                conversation.remember_output(&current, drop_calls);
+            }
             self.show_mcp_errors(&current).await?;
+            self.notice_empty_tools(&current).await?;
+            let denied = items(&current, "mcp_call")
+                .iter()
+                .any(|c| str_field(c, "error") == "POLICY_DENIED");
+            if denied && self.breaks(ids::AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED) {
+                // Breaking the rule: the blocked request is sent once more.
+                if let Ok(again) = self.create(&body).await? {
+                    self.show_mcp_errors(&again).await?;
+                }
+            }
             let requests: Vec<Value> = items(&current, "mcp_approval_request")
                 .into_iter()
                 .cloned()
                 .collect();
-            if requests.is_empty() {
+            if requests.is_empty() || (round > 0 && self.breaks(ids::AGENT_APPROVAL_LATER_ROUNDS)) {
                 return self.finish(&current).await;
             }
-            let continuation = self
-                .continuation(&message, &settings, &current, &requests)
-                .await?;
+            if self.wants_to_stop().await? {
+                if self.breaks(ids::AGENT_APPROVAL_STOP_BY_DENY) {
+                    // Breaking the rule: the tool is dropped from allowed_tools and the
+                    // message sent again, leaving the call pending.
+                    let mut again = settings.clone();
+                    drop_tools(&mut again, &requests);
+                    again["input"] = json!(message);
+                    response = self.create(&again).await?;
+                    continue;
+                }
+                let decisions: Vec<Value> = requests
+                    .iter()
+                    .map(|r| decision_item(r, false, "The user stopped this call."))
+                    .collect();
+                let continuation = self.continuation(conversation, &settings, &current, decisions);
+                response = self.create(&continuation).await?;
+                continue;
+            }
+            let mut decisions = Vec::new();
+            let mut undecided = false;
+            for request in &requests {
+                let decision = self.ask_confirm(request).await?;
+                if decision == (Decision::Approve { always: true })
+                    && let Some(url) = settings
+                        .get("tools")
+                        .and_then(|t| server_url_of(t, str_field(request, "server_label")))
+                {
+                    let key = if self.breaks(ids::AGENT_ALWAYS_ALLOW_BY_SERVER_URL) {
+                        str_field(request, "server_label").to_owned()
+                    } else {
+                        url.to_owned()
+                    };
+                    conversation
+                        .always
+                        .insert((key, str_field(request, "name").to_owned()));
+                }
+                let approve = match decision {
+                    Decision::Undecided => {
+                        undecided = true;
+                        decisions.push(decision_item(
+                            request,
+                            false,
+                            "The user moved on without deciding.",
+                        ));
+                        continue;
+                    }
+                    Decision::Approve { .. } => true,
+                    Decision::Deny => false,
+                };
+                let approve = approve || self.breaks(ids::AGENT_APPROVAL_USER_DECISION);
+                let decision = decision_item(request, approve, "The user declined this call.");
+                if self.breaks(ids::AGENT_APPROVAL_RESPOND_EACH) {
+                    decisions.push(decision.clone());
+                }
+                decisions.push(decision);
+            }
+            if undecided {
+                // The person closed the prompt: the decisions go out with their next message.
+                conversation.pending = decisions;
+                return self
+                    .show("status", "waiting for your decision on the tool call")
+                    .await;
+            }
+            let continuation = self.continuation(conversation, &settings, &current, decisions);
             response = self.create(&continuation).await?;
         }
         self.show("error", "too many approval rounds").await
     }
 
-    /// The request continuing `current` with the user's decision on each of `requests`.
-    async fn continuation(
+    /// `max_steps` for a request with deferred tools (connectors, `defer_loading`) when the
+    /// turn does not set it: room to search the catalog and call what it finds.
+    fn choose_max_steps(&self, settings: &mut Value) {
+        let deferred = settings
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|tools| {
+                tools.iter().any(|t| {
+                    str_field(t, "type") == "connector"
+                        || t.get("defer_loading").and_then(Value::as_bool) == Some(true)
+                })
+            });
+        if deferred && settings.get("max_steps").is_none() {
+            let steps = if self.breaks(ids::AGENT_DEFERRED_MAX_STEPS) {
+                1
+            } else {
+                6
+            };
+            settings["max_steps"] = json!(steps);
+        }
+    }
+
+    /// The request continuing `current` with `decisions` (history or previous_response_id).
+    fn continuation(
         &self,
-        message: &str,
+        conversation: &mut Conversation,
         settings: &Value,
         current: &Value,
-        requests: &[Value],
-    ) -> Result<Value, ClientError> {
-        let mut decisions = Vec::new();
-        for request in requests {
-            let approved = self.ask_confirm(request).await?;
-            let approve = approved || self.breaks(ids::AGENT_APPROVAL_USER_DECISION);
-            let mut decision = json!({
-                "type": "mcp_approval_response",
-                "approval_request_id": str_field(request, "id"),
-                "approve": approve,
-            });
-            if !approve {
-                decision["reason"] = json!("The user declined this call.");
-            }
-            if self.breaks(ids::AGENT_APPROVAL_RESPOND_EACH) {
-                decisions.push(decision.clone());
-            }
-            decisions.push(decision);
-        }
+        decisions: Vec<Value>,
+    ) -> Value {
         let mut body = settings.clone();
         if self.breaks(ids::AGENT_APPROVAL_RESEND_TOOLS)
             && let Some(map) = body.as_object_mut()
@@ -276,33 +404,73 @@ impl Agent {
             }
         }
         if self.zero_data_retention && !self.breaks(ids::AGENT_ZDR_HISTORY) {
-            // No previous_response_id: the history itself, request items sent back as issued.
-            let mut input = vec![json!({"type": "message", "role": "user", "content": message})];
-            input.extend(requests.iter().map(|r| {
-                json!({"type": "mcp_approval_request", "id": r["id"], "name": r["name"],
-                       "server_label": r["server_label"], "arguments": r["arguments"]})
-            }));
-            input.extend(decisions);
-            body["input"] = Value::Array(input);
+            // No previous_response_id: the history itself, items sent back as issued.
+            conversation.history.extend(decisions);
+            body["input"] = Value::Array(conversation.history.clone());
         } else {
             body["previous_response_id"] = current["id"].clone();
             body["input"] = Value::Array(decisions);
         }
-        Ok(body)
+        body
+    }
+
+    /// Shows a failed request; a discovery failure names the error and what to check.
+    async fn show_failure(&self, text: &str) -> Result<(), ClientError> {
+        if text.contains("external_connector_error")
+            && self.breaks(ids::AGENT_DISCOVERY_FAILURE_SHOWN)
+        {
+            return self.show("error", "Something went wrong.").await;
+        }
+        self.show("error", text).await
+    }
+
+    /// Shows each connector that listed no tools and reported no error: it is probably not
+    /// connected.
+    async fn notice_empty_tools(&self, response: &Value) -> Result<(), ClientError> {
+        for list in items(response, "mcp_list_tools") {
+            let empty = list
+                .get("tools")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty);
+            if !empty
+                || list.get("error").is_some_and(|e| !e.is_null())
+                || self.breaks(ids::AGENT_CONNECTOR_EMPTY_TOOLS_NOTICED)
+            {
+                continue;
+            }
+            let label = str_field(list, "server_label");
+            self.show(
+                "status",
+                &format!(
+                    "The {label} connector lists no tools: it is probably not connected. Connect it on the Project connectors page."
+                ),
+            )
+            .await?;
+        }
+        Ok(())
     }
 
     async fn show_mcp_errors(&self, response: &Value) -> Result<(), ClientError> {
-        if self.breaks(ids::AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN) {
-            return Ok(());
-        }
         for call in items(response, "mcp_call") {
             let error = str_field(call, "error");
             let label = str_field(call, "server_label");
             let text = match error {
                 "" => continue,
+                "AUTH_REQUIRED" if self.breaks(ids::AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN) => {
+                    continue;
+                }
                 "AUTH_REQUIRED" => format!(
                     "The {label} connector needs reconnecting (AUTH_REQUIRED): ask a Project administrator to reconnect it in the API Console."
                 ),
+                "INVALID_ARGUMENTS"
+                | "POLICY_DENIED"
+                | "CONNECTOR_UNAVAILABLE"
+                | "CONNECTOR_INTERNAL_ERROR" => format!(
+                    "The {label} tool {} failed: {error}",
+                    str_field(call, "name")
+                ),
+                // TOOL_ERROR and any value the documents do not list: a tool failure.
+                _ if self.breaks(ids::AGENT_CONNECTOR_ERROR_IS_FAILURE) => continue,
                 other => format!(
                     "The {label} tool {} failed: {other}",
                     str_field(call, "name")
@@ -467,6 +635,30 @@ impl Cursor {
 
 fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// Drops the tools of `requests` from `allowed_tools` (the whole `mcp` tool when none is
+/// left): what a client that thinks this cancels a pending call does.
+fn drop_tools(settings: &mut Value, requests: &[Value]) {
+    let Some(tools) = settings.get_mut("tools").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for tool in tools.iter_mut() {
+        let label = str_field(tool, "server_label").to_owned();
+        if let Some(allowed) = tool.get_mut("allowed_tools").and_then(Value::as_array_mut) {
+            allowed.retain(|a| {
+                !requests.iter().any(|r| {
+                    str_field(r, "server_label") == label
+                        && a.as_str() == Some(str_field(r, "name"))
+                })
+            });
+        }
+    }
+    tools.retain(|t| {
+        t.get("allowed_tools")
+            .and_then(Value::as_array)
+            .is_none_or(|a| !a.is_empty())
+    });
 }
 
 /// The output items of `response` of one type.

@@ -13,16 +13,27 @@ use serde_json::Value;
 use crate::check::{DocRef, Level, Outcome};
 use crate::transcript::{Transcript, terminal};
 
+use super::agent_observe::*;
 use super::documents::{AGENT_BACKGROUND_DOC, AGENT_CONNECTORS_DOC, AGENT_MCP_DOC};
 use super::ids;
 use super::rule::Rule;
 
-/// The paths an Agent API create request is served on (the SDKs use `/v1/responses`).
-const CREATE_PATHS: &[&str] = &["/v1/agent", "/v1/responses", "/responses"];
 const APPROVALS: &[&str] = &[
     "agent-approval",
     "agent-approval-deny",
     "agent-approval-zdr",
+    "agent-approval-rounds",
+    "agent-approval-rounds-zdr",
+];
+/// The scenarios in which the person decides every call they are shown (Always allow too).
+const DECIDED: &[&str] = &[
+    "agent-approval",
+    "agent-approval-deny",
+    "agent-approval-zdr",
+    "agent-approval-rounds",
+    "agent-approval-rounds-zdr",
+    "agent-always-allow",
+    "agent-always-allow-relabelled",
 ];
 
 pub(super) fn rules() -> Vec<Rule> {
@@ -36,7 +47,11 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Approvals: Approve or deny the call",
                 quote: "To continue, send previous_response_id and an mcp_approval_response for each approval request.",
             },
-            scenarios: &["agent-approval", "agent-approval-deny"],
+            scenarios: &[
+                "agent-approval",
+                "agent-approval-deny",
+                "agent-approval-rounds",
+            ],
             check: respond_each,
         },
         Rule {
@@ -60,7 +75,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Approvals; Review calls safely",
                 quote: "Review the requested tool and its arguments, then send an mcp_approval_response item in a new request. [...] Before you approve, show the user the server_label, name, and parsed arguments.",
             },
-            scenarios: APPROVALS,
+            scenarios: DECIDED,
             check: user_decision,
         },
         Rule {
@@ -72,7 +87,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 section: "Approvals: Approve or deny the call (Zero Data Retention)",
                 quote: "Organizations with Zero Data Retention (ZDR) cannot use previous_response_id. Instead, send the conversation history in input: the original user message, the mcp_approval_request item, and your mcp_approval_response.",
             },
-            scenarios: &["agent-approval-zdr"],
+            scenarios: &["agent-approval-zdr", "agent-approval-rounds-zdr"],
             check: zdr_history,
         },
         Rule {
@@ -126,153 +141,15 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
-// ---- observations ------------------------------------------------------------------------------
-
-/// Whether `e` is a create request (`POST /v1/agent`, `/v1/responses` or `/responses`).
-fn is_create(e: &Exchange) -> bool {
-    e.method == "POST" && CREATE_PATHS.contains(&e.path.as_str())
-}
-
-/// The creates, in journal order.
-fn creates(t: &Transcript) -> impl Iterator<Item = &Exchange> {
-    t.exchanges.iter().filter(|e| is_create(e))
-}
-
-/// The response id a GET or a cancel is about (`/v1/agent/{id}[/cancel]`), with whether it is
-/// a cancel.
-fn run_path(e: &Exchange) -> Option<(&str, bool)> {
-    let rest = CREATE_PATHS
-        .iter()
-        .find_map(|p| e.path.strip_prefix(p)?.strip_prefix('/'))?;
-    match rest.split_once('/') {
-        None if e.method == "GET" && !rest.is_empty() => Some((rest, false)),
-        Some((id, "cancel")) if e.method == "POST" => Some((id, true)),
-        _ => None,
-    }
-}
-
-/// GETs of response `id` after journal position `after`.
-fn gets_of<'a>(t: &'a Transcript, id: &'a str, after: usize) -> impl Iterator<Item = &'a Exchange> {
-    t.exchanges
-        .iter()
-        .filter(move |e| e.seq > after && run_path(e) == Some((id, false)))
-}
-
-/// A query parameter of an exchange.
-fn query_param<'a>(e: &'a Exchange, key: &str) -> Option<&'a str> {
-    e.query
-        .as_deref()?
-        .split('&')
-        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
-}
-
-/// The response id a create was answered with (JSON body, or the stream's `response.created`).
-fn response_id(e: &Exchange) -> Option<&str> {
-    e.response_body
-        .get("id")
-        .and_then(Value::as_str)
-        .or_else(|| {
-            e.sse_events
-                .iter()
-                .find_map(|s| s.data.pointer("/response/id")?.as_str())
-        })
-}
-
-/// The output items a create was answered with (JSON body, or the stream's finished items).
-fn output_items(e: &Exchange) -> Vec<Value> {
-    if let Some(items) = e.response_body.get("output").and_then(Value::as_array) {
-        return items.clone();
-    }
-    e.sse_events
-        .iter()
-        .filter(|s| s.data.get("type").and_then(Value::as_str) == Some("response.output_item.done"))
-        .filter_map(|s| s.data.get("item").cloned())
-        .collect()
-}
-
-/// The status of a JSON response body.
-fn status_of(e: &Exchange) -> Option<&str> {
-    e.response_body.get("status").and_then(Value::as_str)
-}
-
-fn items_of_type<'a>(items: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    items
-        .iter()
-        .filter(|i| i.get("type").and_then(Value::as_str) == Some(kind))
-        .collect()
-}
-
-/// The `input` items of a create (an empty list when `input` is a string).
-fn input_items(e: &Exchange) -> Vec<Value> {
-    e.request_body
-        .get("input")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// Creates answered with at least one `mcp_approval_request`, with those requests.
-fn asking(t: &Transcript) -> Vec<(&Exchange, Vec<Value>)> {
-    creates(t)
-        .filter_map(|e| {
-            let items = output_items(e);
-            let asked: Vec<Value> = items_of_type(&items, "mcp_approval_request")
-                .into_iter()
-                .cloned()
-                .collect();
-            (!asked.is_empty()).then_some((e, asked))
-        })
-        .collect()
-}
-
-/// Creates whose input carries an `mcp_approval_response`: the approval continuations.
-fn continuations(t: &Transcript) -> Vec<&Exchange> {
-    creates(t)
-        .filter(|e| {
-            input_items(e)
-                .iter()
-                .any(|i| i.get("type").and_then(Value::as_str) == Some("mcp_approval_response"))
-        })
-        .collect()
-}
-
-/// The `mcp_approval_response` items of a continuation.
-fn decisions(e: &Exchange) -> Vec<Value> {
-    input_items(e)
-        .into_iter()
-        .filter(|i| i.get("type").and_then(Value::as_str) == Some("mcp_approval_response"))
-        .collect()
-}
-
-fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-/// The create whose answer held the approval request `id`, and that request.
-fn origin_of<'a>(
-    asked: &'a [(&'a Exchange, Vec<Value>)],
-    id: &str,
-) -> Option<(&'a Exchange, &'a Value)> {
-    asked.iter().find_map(|(e, requests)| {
-        requests
-            .iter()
-            .find(|r| str_field(r, "id") == id)
-            .map(|r| (*e, r))
-    })
-}
-
-/// Whether `later` sends `first`'s request again as a new conversation (no
-/// `previous_response_id`, the same `input`).
-fn recreated(first: &Exchange, later: &Exchange) -> bool {
-    later.seq > first.seq
-        && later.request_body.get("previous_response_id").is_none()
-        && later.request_body.get("input") == first.request_body.get("input")
-}
-
 // ---- checks ------------------------------------------------------------------------------------
 
 fn respond_each(t: &Transcript) -> Outcome {
-    let asked = asking(t);
+    // The first round: responses to requests that carried no decision (a later round is
+    // agent.approval.later-rounds).
+    let asked: Vec<_> = asking(t)
+        .into_iter()
+        .filter(|(e, _)| decisions(e).is_empty())
+        .collect();
     if asked.is_empty() {
         return Outcome::Unobserved(
             "no response held an mcp_approval_request, so no continuation was needed".into(),

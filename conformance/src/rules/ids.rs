@@ -120,6 +120,31 @@ pub const AGENT_STREAM_RESUME: &str = "agent.stream.resume";
 /// `agent.connector.auth-required-shown`
 pub const AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN: &str = "agent.connector.auth-required-shown";
 
+// ---- Agent API duties (issue 10): approvals over rounds, Always allow, connectors. ----
+/// `agent.approval.later-rounds`
+pub const AGENT_APPROVAL_LATER_ROUNDS: &str = "agent.approval.later-rounds";
+/// `agent.approval.stop-by-deny`
+pub const AGENT_APPROVAL_STOP_BY_DENY: &str = "agent.approval.stop-by-deny";
+/// `agent.approval.deny-on-move-on`
+pub const AGENT_APPROVAL_DENY_ON_MOVE_ON: &str = "agent.approval.deny-on-move-on";
+/// `agent.zdr.mcp-call-unchanged`
+pub const AGENT_ZDR_MCP_CALL_UNCHANGED: &str = "agent.zdr.mcp-call-unchanged";
+/// `agent.always-allow.never-filter`
+pub const AGENT_ALWAYS_ALLOW_NEVER_FILTER: &str = "agent.always-allow.never-filter";
+/// `agent.always-allow.by-server-url`
+pub const AGENT_ALWAYS_ALLOW_BY_SERVER_URL: &str = "agent.always-allow.by-server-url";
+/// `agent.deferred.max-steps`
+pub const AGENT_DEFERRED_MAX_STEPS: &str = "agent.deferred.max-steps";
+/// `agent.discovery-failure.shown`
+pub const AGENT_DISCOVERY_FAILURE_SHOWN: &str = "agent.discovery-failure.shown";
+/// `agent.connector.policy-denied-not-retried`
+pub const AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED: &str =
+    "agent.connector.policy-denied-not-retried";
+/// `agent.connector.error-is-failure`
+pub const AGENT_CONNECTOR_ERROR_IS_FAILURE: &str = "agent.connector.error-is-failure";
+/// `agent.connector.empty-tools-noticed`
+pub const AGENT_CONNECTOR_EMPTY_TOOLS_NOTICED: &str = "agent.connector.empty-tools-noticed";
+
 // ---- Outcomes only the user can act on (`outcomes.rs`; issue 10, duties). ----
 /// `computer.progress.shown`
 pub const COMPUTER_PROGRESS_SHOWN: &str = "computer.progress.shown";
@@ -233,6 +258,18 @@ pub const ALL: &[&str] = &[
     AGENT_CANCEL_CONFIRM,
     AGENT_STREAM_RESUME,
     AGENT_CONNECTOR_AUTH_REQUIRED_SHOWN,
+    // Agent API duties (issue 10)
+    AGENT_APPROVAL_LATER_ROUNDS,
+    AGENT_APPROVAL_STOP_BY_DENY,
+    AGENT_APPROVAL_DENY_ON_MOVE_ON,
+    AGENT_ZDR_MCP_CALL_UNCHANGED,
+    AGENT_ALWAYS_ALLOW_NEVER_FILTER,
+    AGENT_ALWAYS_ALLOW_BY_SERVER_URL,
+    AGENT_DEFERRED_MAX_STEPS,
+    AGENT_DISCOVERY_FAILURE_SHOWN,
+    AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED,
+    AGENT_CONNECTOR_ERROR_IS_FAILURE,
+    AGENT_CONNECTOR_EMPTY_TOOLS_NOTICED,
     // outcomes (duties)
     COMPUTER_PROGRESS_SHOWN,
     COMPUTER_ERROR_SHOWN,

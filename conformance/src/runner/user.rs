@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `GET  next-message` | the next turn `{"message": "...", ...}` (attachments, project, settings, request), or 204 when the user has nothing more to say; a turn with `after_seconds` moves the mock's clock that far first, and one with `revoke_sign_in` revokes every OAuth token the mock issued (an administrator signing the host out) |
 //! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}`; a user who answers `later` declines the first one (`{"action": "decline"}`) |
-//! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve) or `{"action": "decline"}` |
+//! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve), `{"action": "decline"}`, `{"action": "accept", "always": true}` (approve and "Always allow" this tool), or `{"action": "cancel"}` (the person closed the prompt without deciding and moves on) |
 //! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}`; on the mock's OAuth consent page they pick the script's account and click Allow, and the answer adds `"redirect"`: where the browser was sent (the client's redirect URI with `code`, `state` and `iss`), which the browser also opens when it is a loopback URL |
 //! | `GET  interrupt` | `{"action": "cancel"}` when the user wants the running task stopped, else 204 |
 //! | `POST show {"kind": "final" \| "error" \| "status" \| "files" \| "file", "text", ...}` | 204; what the client showed the user |
@@ -371,13 +371,12 @@ async fn ask(State(user): State<UserChannel>, body: String) -> Response {
             "action": "accept",
             "content": user.inner.script.get("answers").cloned().unwrap_or_else(|| json!({})),
         }),
-        "confirm" => {
-            if user.script("confirm") == "deny" {
-                json!({"action": "decline"})
-            } else {
-                json!({"action": "accept"})
-            }
-        }
+        "confirm" => match user.script("confirm") {
+            "deny" => json!({"action": "decline"}),
+            "always" => json!({"action": "accept", "always": true}),
+            "dismiss" => json!({"action": "cancel"}),
+            _ => json!({"action": "accept"}),
+        },
         "url" => {
             let Some(url) = request.get("url").and_then(Value::as_str) else {
                 let error = json!({"error": "an ask of kind `url` needs a `url`"});

@@ -30,7 +30,7 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Defer tool definitions",
         "Set max_steps high enough that the model can search the catalog and still call the tools it finds.",
-        Gap("needs a deferred-loading scenario whose run ends early when max_steps is too low"),
+        Rules(&[AGENT_DEFERRED_MAX_STEPS]),
     ),
     duty(
         "A02",
@@ -51,14 +51,14 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Approvals: Approve or deny the call",
         "A later response can contain new approval requests, so handle each one in the same way.",
-        Gap("needs a scenario with approvals over several rounds"),
+        Rules(&[AGENT_APPROVAL_LATER_ROUNDS]),
     ),
     duty(
         "A05",
         MCP,
         "Approvals: Approve or deny the call",
         "To stop a pending call, deny it: removing the tool from allowed_tools does not cancel it.",
-        Gap("needs a scenario in which the user stops a call that waits for approval"),
+        Rules(&[AGENT_APPROVAL_STOP_BY_DENY]),
     ),
     duty(
         "A06",
@@ -72,23 +72,21 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Approvals: Approve or deny the call (Zero Data Retention)",
         "Send each mcp_call item back unchanged, including its approval_request_id",
-        Gap("needs a ZDR scenario over two approval rounds, whose history holds an mcp_call"),
+        Rules(&[AGENT_ZDR_MCP_CALL_UNCHANGED]),
     ),
     duty(
         "A08",
         MCP,
         "Allow a tool for later calls",
         "Store the choice with the server’s server_url and the tool name. Do not rely on server_label alone",
-        Gap(
-            "needs a scenario in which the user chooses Always allow and a later request uses another label",
-        ),
+        Rules(&[AGENT_ALWAYS_ALLOW_BY_SERVER_URL]),
     ),
     duty(
         "A09",
         MCP,
         "Allow a tool for later calls",
         "In later requests, add the tool to the never filter",
-        Gap("needs a scenario in which the user chooses Always allow"),
+        Rules(&[AGENT_ALWAYS_ALLOW_NEVER_FILTER]),
     ),
     duty(
         "A10",
@@ -102,7 +100,7 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Handle approval errors",
         "If the user moves on without deciding, deny the pending call.",
-        Gap("needs a scenario in which the user sends a new message instead of deciding"),
+        Rules(&[AGENT_APPROVAL_DENY_ON_MOVE_ON]),
     ),
     duty(
         "A12",
@@ -125,7 +123,7 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Error handling",
         "Because discovery runs before the model, the whole run fails with external_connector_error.",
-        Gap("needs a discovery-failure scenario judged by what the client shows"),
+        Rules(&[AGENT_DISCOVERY_FAILURE_SHOWN]),
     ),
     duty(
         "A15",
@@ -139,7 +137,7 @@ pub(super) const DUTIES: &[Duty] = &[
         CONNECTORS,
         "Error handling",
         "`POLICY_DENIED` | A policy blocked the tool call. | Do not retry. The call is not allowed.",
-        Gap("needs a connector-errors scenario judged by no retry"),
+        Rules(&[AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED]),
     ),
     duty(
         "A17",
@@ -153,13 +151,13 @@ pub(super) const DUTIES: &[Duty] = &[
         CONNECTORS,
         "Error handling",
         "The error field is a free-form string, so treat any other value as a tool failure.",
-        Gap("needs a connector-errors scenario with TOOL_ERROR or an unknown value"),
+        Rules(&[AGENT_CONNECTOR_ERROR_IS_FAILURE]),
     ),
     duty(
         "A19",
         CONNECTORS,
         "Error handling",
         "A connector that is not connected lists no tools (\"tools\": []) and produces no error, so also watch for an empty tool list.",
-        Gap("needs a scenario whose connector lists no tools"),
+        Rules(&[AGENT_CONNECTOR_EMPTY_TOOLS_NOTICED]),
     ),
 ];

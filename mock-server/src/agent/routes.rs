@@ -260,7 +260,7 @@ pub(crate) async fn cancel(
     if run.state().terminal {
         return Err(terminal_error());
     }
-    run.request_cancel();
+    run.request_cancel(app.clock().now());
     Ok(Json(json!({"response_id": run.id, "status": "cancelling"})).into_response())
 }
 

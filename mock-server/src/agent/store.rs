@@ -57,6 +57,9 @@ pub(crate) struct RunState {
     /// Marks a background run busy on a driven clock when a cancel is about to wake it, so
     /// the next look waits for the cancel to take effect.
     pub(crate) waker: Option<PacerWaker>,
+    /// The virtual time the first cancel arrived: the run stops a fixed latency after it,
+    /// however late its task gets to run (so the next look on a driven clock sees it stopped).
+    pub(crate) cancel_requested_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// One response.
@@ -99,6 +102,7 @@ impl Run {
                 turn: 0,
                 sync_error: None,
                 waker: None,
+                cancel_requested_at: None,
             }),
             changed: watch::channel(0).0,
             cancel: watch::channel(false).0,
@@ -169,10 +173,14 @@ impl Run {
         }
     }
 
-    /// Asks the run to stop.
-    pub(crate) fn request_cancel(&self) {
-        if let Some(waker) = &self.state().waker {
-            waker.wake();
+    /// Asks the run to stop; `at` is the virtual time of the request.
+    pub(crate) fn request_cancel(&self, at: chrono::DateTime<chrono::Utc>) {
+        {
+            let mut state = self.state();
+            state.cancel_requested_at.get_or_insert(at);
+            if let Some(waker) = &state.waker {
+                waker.wake();
+            }
         }
         self.cancel.send_replace(true);
     }
@@ -271,10 +279,10 @@ impl Store {
     }
 
     /// Forgets everything (`POST /_mock/reset`); running runs are asked to stop.
-    pub(crate) fn clear(&self) {
+    pub(crate) fn clear(&self, now: chrono::DateTime<chrono::Utc>) {
         let runs: Vec<Arc<Run>> = self.runs().drain().map(|(_, run)| run).collect();
         for run in runs {
-            run.request_cancel();
+            run.request_cancel(now);
         }
         self.faults
             .lock()

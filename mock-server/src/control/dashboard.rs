@@ -153,7 +153,7 @@ async fn cancel_response(State(app): State<ControlState>, Path(id): Path<String>
             format!("response `{id}` already ended; only a running response can be cancelled"),
         );
     }
-    run.request_cancel();
+    run.request_cancel(app.clock().now());
     axum::Json(json!({"response_id": id, "status": "cancelling"})).into_response()
 }
 

@@ -70,8 +70,13 @@ impl Engine {
     /// Ends the run `cancelled`, shortly after the cancel was acknowledged, with the recorded
     /// error object and its partial output kept.
     pub(super) async fn end_cancelled(&mut self) {
-        let stopped =
-            crate::clock::after(self.clock.now(), crate::clock::to_chrono(CANCEL_LATENCY));
+        // From the cancel's own time, not from whenever this task got to run: a look that
+        // moved the clock on meanwhile must find the run stopped.
+        let requested = self.run.state().cancel_requested_at;
+        let stopped = crate::clock::after(
+            requested.unwrap_or_else(|| self.clock.now()),
+            crate::clock::to_chrono(CANCEL_LATENCY),
+        );
         self.sleep_until(stopped).await;
         {
             let mut state = self.run.state();
