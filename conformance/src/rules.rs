@@ -18,6 +18,7 @@ mod follow_through;
 pub mod ids;
 mod interactive;
 mod limits;
+mod oauth;
 mod outcomes;
 mod rule;
 mod tasks;
@@ -48,6 +49,7 @@ pub fn registry() -> Vec<Rule> {
     // Outcomes only the user can act on (issue 10, duties).
     rules.extend(outcomes::rules());
     rules.extend(approval_policy::rules());
+    rules.extend(oauth::rules());
     // Computer duties: following a request through, answers and choices (issue 10).
     rules.extend(follow_through::rules());
     rules.extend(answers::rules());

@@ -4,6 +4,7 @@
 //!
 //! "Opening" a URL is a GET of it, which the journal records; buttons on the pages POST back.
 
+mod oauth;
 mod state;
 
 use std::time::Duration;
@@ -33,6 +34,7 @@ pub(crate) fn routes() -> Router<ControlState> {
         .route("/_mock/scenarios", get(scenarios))
         .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
+        .route("/_mock/oauth/revoke", post(oauth::revoke))
         .route("/_mock/billing/{account}", get(billing_page))
         .route("/_mock/billing/{account}/top-up", post(billing_top_up))
         .route("/_mock/projects/{uuid}", get(project_page))
