@@ -51,7 +51,8 @@ class Tasks(ClientExtension):  # io.modelcontextprotocol/tasks: poll, answer inp
         send = lambda method, **p: ctx.session.send_request(TaskRequest(method=method, params={"taskId": task.task_id, **p}), TypeAdapter(dict))
         thread, state, answered = task.meta["ai.perplexity/threadId"], {}, set()
         while state.get("status") not in TERMINAL:
-            await anyio.sleep(state.get("pollIntervalMs", task.poll_interval_ms) / 1000)
+            POLL["ms"] = state.get("pollIntervalMs", task.poll_interval_ms)
+            await anyio.sleep(POLL["ms"] / 1000)
             state = await send("tasks/get")
             todo = {k: r for k, r in (state.get("inputRequests") or {}).items() if k not in answered}
             if todo:
@@ -62,6 +63,22 @@ class Tasks(ClientExtension):  # io.modelcontextprotocol/tasks: poll, answer inp
                 await self.call("cancel_task", thread_id=thread)
         return CallToolResult.model_validate(state.get("result") or {"content": [{"type": "text", "text": json.dumps(
             {"thread_id": thread, "event": state["status"], "task_status": state["status"]})}]})  # cancelled, or failed
+
+POLL = {"ms": 5000}  # the pollIntervalMs last announced
+
+class Reconnect(httpx2.AsyncBaseTransport):  # a dropped tasks/get: wait the interval, send it again on a new connection
+    def __init__(self):
+        self.inner = httpx2.AsyncHTTPTransport()
+    async def handle_async_request(self, request):
+        try:
+            return await self.inner.handle_async_request(request)
+        except httpx2.RemoteProtocolError:  # Computer goes on: poll the same task id again (the token goes with it)
+            if b'"tasks/get"' not in request.content:
+                raise
+            await anyio.sleep(POLL["ms"] / 1000)
+            return await self.inner.handle_async_request(request)
+    async def aclose(self):
+        await self.inner.aclose()
 
 class Memory(TokenStorage):  # the host's keychain, for the life of the run
     tokens = client_info = None
@@ -85,7 +102,7 @@ async def main():
     async with httpx2.AsyncClient(timeout=60) as plain:  # the user channel, presigned uploads and downloads: no token
         auth = sign_in(plain) if OAUTH else None
         async with httpx2.AsyncClient(auth=auth, timeout=60) if OAUTH else \
-                   httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http:
+                   httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60, transport=Reconnect()) as http:
             await host(http, plain, auth)
 
 async def host(http, plain, auth):  # the person's turns and the Computer follow-up rules
@@ -97,7 +114,9 @@ async def host(http, plain, auth):  # the person's turns and the Computer follow
         if not p["requestedSchema"].get("properties"):  # an approval: a form without fields
             yes = (await ask(kind="confirm", message=p["message"]))["action"] == "accept"
             return {"action": "accept", "content": {}} if yes else {"action": "decline"}
-        return {"action": "accept", "content": (await ask(kind="question", message=p["message"]))["content"]}
+        said = await ask(kind="question", message=p["message"])
+        # A declined form goes back declined: the call then returns the event, answered with answer_question.
+        return {"action": "accept", "content": said["content"]} if said["action"] == "accept" else {"action": said["action"]}
     async def on_elicit(_ctx, params):
         return ElicitResult(**await answer(params.model_dump(by_alias=True, exclude_none=True)))
     # The person's first message comes before the host connects, so the user channel's log and
@@ -128,11 +147,18 @@ async def host(http, plain, auth):  # the person's turns and the Computer follow
             while True:
                 r = await call("read_thread", thread_id=thread)
                 ws = r.get("web_state") or {}
-                if ws.get("task_status") != "working":
-                    auths = (ws.get("entries") or [{}])[-1].get("auth_requests") or []
+                if r.get("web_state_error") is None and ws.get("task_status") != "working":
+                    last = (ws.get("entries") or [{}])[-1]
+                    auths = last.get("auth_requests") or []
+                    forms = [i for i in last.get("interactions") or [] if i.get("status") == "WAITING_FOR_USER"]
+                    if forms:  # a question only read_thread shows: answered with its answer_submission_uuid
+                        f = forms[0]
+                        return {**r, "event": f["type"], "task_status": ws.get("task_status"),
+                                "text": "\n".join(q["question"] for q in f["request"].get("questions") or []) or f["request"].get("action"),
+                                "interactive": {**f, "followup_uuid": f["request"]["answer_submission_uuid"]}}
                     return {**r, "event": "auth_required" if auths else "complete",
                             "task_status": ws.get("task_status"), "interactive": auths[0] if auths else None}
-                await anyio.sleep(0.01)
+                await anyio.sleep(0.01)  # still working, or the state could not be loaded: read again
         async def pages(tool, key, **args):  # keep paging while next_cursor is not null, even past empty pages
             items, cursor = [], None
             while True:
@@ -140,7 +166,7 @@ async def host(http, plain, auth):  # the person's turns and the Computer follow
                 items += page[key]
                 if not (cursor := page["next_cursor"]):
                     return items
-        thread, done_uuids, links = None, set(), {}
+        thread, done_uuids, links, listed = None, set(), {}, False
         async for turn in turns():
             if auth and auth.context.token_expiry_time and turn.get("after_seconds"):
                 auth.context.token_expiry_time -= turn["after_seconds"]  # the person was away that long
@@ -161,12 +187,22 @@ async def host(http, plain, auth):  # the person's turns and the Computer follow
             if project := turn.get("project"):  # only a new conversation starts in a Project
                 found = next(p for p in await pages("projects_list", "projects") if p["name"] == project["name"])
                 args |= {"project_uuid": found["project_uuid"], "project_visibility": project["visibility"]}
+            if turn.get("settings") and not listed:  # the picks come from models_list
+                await call("models_list")
+                listed = True
             args |= turn.get("settings") or {}  # the person's pick: a mode, or a model with an effort
+            refused = None
             for f in turn.get("attachments") or []:  # envelope, every upload_fields key then the file, attachment_url
-                data = f["content"].encode()
-                env = await call("create_attachment_upload", filename=f["filename"], mime_type=f["mime_type"], size_bytes=len(data))
+                data = (f.get("content") or "").encode()
+                env = await call("create_attachment_upload", filename=f["filename"], mime_type=f["mime_type"], size_bytes=f.get("size_bytes", len(data)))
+                if "upload_url" not in env:  # refused (a plan's limit): the person is told, the message needs the file
+                    refused = env
+                    break
                 await plain.post(env["upload_url"], data=env["upload_fields"], files={"file": (f["filename"], data, f["mime_type"])})
                 args.setdefault("attachment_urls", []).append(env["attachment_url"])
+            if refused:
+                await user("show", {"kind": "error", "text": refused.get("text")})
+                continue
             r = await call("call_perplexity_computer", message=message, **args)
             while True:
                 links |= {f["filename"]: f["url"] for f in r.get("files") or []}
