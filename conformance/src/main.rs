@@ -45,9 +45,21 @@ struct RunArgs {
     /// accepts (with the --expected-failures entries of scenarios that did not run).
     #[arg(long)]
     write_expected_failures: Option<PathBuf>,
-    /// Keep each scenario's journal, user log, output and checks here.
+    /// Keep each scenario's journal, user log, output, checks and transcript here.
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Compare each scenario's normalised traffic with its snapshot DIR/<scenario>.txt (written
+    /// when missing); a difference fails the run with a unified diff.
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+    /// With --snapshots: rewrite the snapshots that differ instead of failing.
+    #[arg(long)]
+    update_snapshots: bool,
+    /// The mock's OAuth consent page approves at once (as alice), so a client that opens the
+    /// authorization URL itself (one written for the official MCP conformance runner's auth/*
+    /// flows) signs in unaided.
+    #[arg(long)]
+    auto_consent: bool,
     /// Failures that are expected: `scenario` or `scenario:rule-id`, one per line.
     #[arg(long)]
     expected_failures: Option<PathBuf>,
@@ -183,6 +195,9 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
         .map(str::parse::<Partition>)
         .transpose()
         .map_err(|e| e.to_string())?;
+    if args.update_snapshots && args.snapshots.is_none() {
+        return Err("--update-snapshots needs --snapshots DIR (where the snapshots are)".into());
+    }
     let baseline = match &args.expected_failures {
         Some(path) => Baseline::load(path).map_err(|e| e.to_string())?,
         None => Baseline::default(),
@@ -198,6 +213,11 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
             .map_or(runner::RunClock::Driven, runner::RunClock::Scaled),
         output: args.output.clone(),
         partition,
+        snapshots: args
+            .snapshots
+            .as_ref()
+            .map(|dir| report::Snapshots::new(dir, args.update_snapshots)),
+        auto_consent: args.auto_consent,
     };
     // Refuses unknown --scenario names before anything starts.
     options.selected().map_err(|e| e.to_string())?;
@@ -219,6 +239,15 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
         _ => report::pretty(&run, &verdict),
     };
     print!("{text}");
+    if args.format != "pretty" {
+        // The pretty report shows a differing snapshot's diff; other formats go to files or
+        // tools, so the diff goes to the log as well.
+        for check in run.checks().filter(|c| {
+            c.rule == report::snapshot::SNAPSHOT_CHECK && c.status == report::Status::Failure
+        }) {
+            eprintln!("{}: {}", check.id, check.details);
+        }
+    }
     let write = |path: &std::path::Path, contents: String| {
         std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))
     };

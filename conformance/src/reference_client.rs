@@ -9,6 +9,7 @@ mod account;
 mod agent;
 mod handshake;
 mod modern;
+mod oauth;
 mod options;
 mod pace;
 mod session;

@@ -36,6 +36,7 @@ mod list;
 mod markdown;
 mod pretty;
 mod progress;
+pub mod snapshot;
 
 pub use crate::check::{Check, Doc, Evidence, Status};
 pub use crate::rules::ids::TARGET_EXIT as TARGET_RULE;
@@ -47,3 +48,4 @@ pub use list::{LIST_FORMAT, list_json, list_text, traceability_text};
 pub use markdown::markdown;
 pub use pretty::pretty;
 pub use progress::ProgressReporter;
+pub use snapshot::{SNAPSHOT_FORMAT, SnapshotOutcome, Snapshots};

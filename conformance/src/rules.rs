@@ -15,6 +15,7 @@ mod documents;
 mod elicitation;
 pub mod ids;
 mod interactive;
+mod oauth;
 mod outcomes;
 mod rule;
 mod tasks;
@@ -45,6 +46,7 @@ pub fn registry() -> Vec<Rule> {
     // Outcomes only the user can act on (issue 10, duties).
     rules.extend(outcomes::rules());
     rules.extend(approval_policy::rules());
+    rules.extend(oauth::rules());
     rules
 }
 

@@ -18,11 +18,12 @@ use futures::StreamExt;
 use crate::check::Check;
 pub use crate::check::{Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
 use crate::error::Error;
+use crate::report::snapshot::{self, Snapshots};
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
 pub use clock::{LOOK_STEP, RunClock};
 pub use fixtures::{TASK_POLL_INTERVAL_MS, TASK_POLL_INTERVALS_MS};
 pub use partition::{Partition, PartitionError, PartitionKind};
-pub use stage::Stage;
+pub use stage::{Stage, StageOptions};
 use target::{run_target, target_check};
 pub use user::{USER_PATH, UserChannel};
 
@@ -49,6 +50,10 @@ pub struct RunOptions {
     pub output: Option<PathBuf>,
     /// Only this shard of the selected scenarios (`--partition`).
     pub partition: Option<Partition>,
+    /// Compare each scenario's normalised traffic with its snapshot (`--snapshots`).
+    pub snapshots: Option<Snapshots>,
+    /// The OAuth consent page approves at once (`--auto-consent`; see [`StageOptions`]).
+    pub auto_consent: bool,
 }
 
 impl RunOptions {
@@ -63,6 +68,8 @@ impl RunOptions {
             clock: RunClock::Driven,
             output: None,
             partition: None,
+            snapshots: None,
+            auto_consent: false,
         }
     }
 
@@ -141,7 +148,14 @@ fn millis(d: Duration) -> u64 {
 
 async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<ScenarioResult, Error> {
     let started = Instant::now();
-    let stage = Stage::start(spec, options.clock).await?;
+    let stage = Stage::start_with(
+        spec,
+        StageOptions {
+            clock: options.clock,
+            auto_consent: options.auto_consent,
+        },
+    )
+    .await?;
     let (target, stdout, stderr) = run_target(
         &options.target,
         &stage.mcp_url(),
@@ -151,8 +165,21 @@ async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<Scena
     .await;
     let mut checks = vec![target_check(spec.name, &target, options.timeout)];
     checks.extend(stage.judge(spec));
-    if let Some(dir) = &options.output {
-        keep(&dir.join(spec.name), &stage, &stdout, &stderr, &checks)?;
+    let transcript = (options.snapshots.is_some() || options.output.is_some()).then(|| {
+        snapshot::transcript(
+            spec.name,
+            &stage.mock.journal().exchanges(),
+            &stage.user.log(),
+        )
+    });
+    if let (Some(snapshots), Some(transcript)) = (&options.snapshots, &transcript) {
+        let outcome = snapshots.compare(spec.name, transcript)?;
+        checks.push(snapshots.check(spec.name, &outcome));
+    }
+    if let (Some(dir), Some(transcript)) = (&options.output, &transcript) {
+        let dir = dir.join(spec.name);
+        keep(&dir, &stage, &stdout, &stderr, &checks)?;
+        write(&dir.join("transcript.txt"), transcript)?;
     }
     Ok(ScenarioResult {
         name: spec.name.to_owned(),

@@ -19,6 +19,8 @@ pub const ELICITATION: &str = "@elicitation";
 /// Every scenario of the computer suite (rules about the MCP wire say nothing of an Agent API
 /// client).
 pub const EVERY_COMPUTER: &str = "*";
+/// Every scenario in which the client starts with only the MCP URL and signs in with OAuth.
+pub const SIGN_IN: &str = "@sign-in";
 
 /// One scenario of the suite.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +56,27 @@ pub struct ScenarioSpec {
     /// Agent suite: the runner cuts the first streamed answer after this many events (0: never),
     /// as a dropped connection would.
     pub drop_stream_after: usize,
+    /// How the client gets its token: handed one, or signing in with OAuth.
+    pub sign_in: SignIn,
+}
+
+/// How the client of a scenario gets its bearer token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignIn {
+    /// The runner hands it one (`CONFORMANCE_BEARER_TOKEN`, the built-in `alice`'s).
+    Token,
+    /// It gets only the MCP URL and signs in with OAuth; the person approves on the consent page.
+    OAuth,
+}
+
+impl SignIn {
+    /// `token` or `oauth`, as `MCP_CONFORMANCE_CONTEXT` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Token => "token",
+            Self::OAuth => "oauth",
+        }
+    }
 }
 
 /// The MCP protocol era a scenario runs in.
@@ -108,7 +131,7 @@ impl Flow {
 
 impl ScenarioSpec {
     /// Whether this scenario belongs to a rule's scenario group (`@handshake`, `@modern`,
-    /// `@tasks`, `@elicitation`).
+    /// `@tasks`, `@elicitation`, `@sign-in`).
     pub fn in_group(&self, group: &str) -> bool {
         // The groups are the computer suite's eras and flows; agent scenarios belong to none.
         if self.suite != "computer" {
@@ -119,6 +142,7 @@ impl ScenarioSpec {
             MODERN => self.era == Era::Modern,
             TASKS => self.flow == Flow::Tasks,
             ELICITATION => self.flow == Flow::Elicitation,
+            SIGN_IN => self.sign_in == SignIn::OAuth,
             _ => false,
         }
     }
@@ -139,6 +163,7 @@ impl ScenarioSpec {
             "signin": "complete",
             "topup": "complete",
             "interrupt": if self.cancel { json!("cancel") } else { Value::Null },
+            "account": "alice",
             "zero_data_retention": self.zero_data_retention,
         })
     }
@@ -176,6 +201,7 @@ const fn spec(
         zero_data_retention: false,
         max_time_scale: 0.0,
         drop_stream_after: 0,
+        sign_in: SignIn::Token,
     }
 }
 
@@ -234,12 +260,17 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
             "Turn that into a PDF report.",
         ],
     ),
-    spec(
-        "timeout-then-complete",
-        "a task that outlasts the two-minute call window",
-        // No "Hacker News" here: that phrase routes to the `follow-up` fixture (its `match`).
-        &["Summarize the five top stories on the tech news front page right now."],
-    ),
+    ScenarioSpec {
+        // The task ends 60 virtual seconds after the call window: at this speed that is 120 ms
+        // of real time, so a loaded machine still sees the call answer `timeout` first.
+        max_time_scale: 500.0,
+        ..spec(
+            "timeout-then-complete",
+            "a task that outlasts the two-minute call window",
+            // No "Hacker News" here: that phrase routes to the `follow-up` fixture (its `match`).
+            &["Summarize the five top stories on the tech news front page right now."],
+        )
+    },
     ScenarioSpec {
         answers: r#"{"q1": "PDF"}"#,
         ..spec(
@@ -253,11 +284,17 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
         "Computer asks before sending an email",
         &["Email me a summary of my unread messages."],
     ),
-    spec(
-        "auth-required",
-        "a Slack sign-in in the middle of a task",
-        &["Email me a summary of my unread Slack messages."],
-    ),
+    ScenarioSpec {
+        // The task resumes when the person finishes the sign-in page and runs 60 virtual seconds
+        // more: at this speed that outlasts the client's notify_connected round trip, so a client
+        // that takes the `complete` answer for finished is caught while the task still works.
+        max_time_scale: 500.0,
+        ..spec(
+            "auth-required",
+            "a Slack sign-in in the middle of a task",
+            &["Email me a summary of my unread Slack messages."],
+        )
+    },
     spec(
         "multiple-sign-ins",
         "GitHub and Linear sign-ins waiting at once",
@@ -457,6 +494,44 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
             ],
         )
     },
+    // ---- signing in: only the MCP URL, OAuth with the person on the consent page ----
+    ScenarioSpec {
+        sign_in: SignIn::OAuth,
+        // A virtual hour lasts 36 s: access tokens (an hour) expire only when the person is away.
+        max_time_scale: SIGN_IN_MAX_TIME_SCALE,
+        ..spec(
+            "sign-in",
+            "the client has only the MCP URL: 401, discovery, registration, PKCE S256 with resource, the consent page, the token, then the call",
+            &["What is on the team calendar this week?"],
+        )
+    },
+    ScenarioSpec {
+        sign_in: SignIn::OAuth,
+        max_time_scale: SIGN_IN_MAX_TIME_SCALE,
+        turns: r#"[{"message": "What is on the team calendar this week?"},
+                   {"message": "And next week?", "after_seconds": 7200},
+                   {"message": "Thanks. A one-line recap, please.", "after_seconds": 7200}]"#,
+        ..spec(
+            "sign-in-refresh",
+            "the access token expires twice while the person is away: each follow-up first refreshes it with the newest (rotated) refresh token",
+            &[
+                "What is on the team calendar this week?",
+                "And next week?",
+                "Thanks. A one-line recap, please.",
+            ],
+        )
+    },
+    ScenarioSpec {
+        sign_in: SignIn::OAuth,
+        max_time_scale: SIGN_IN_MAX_TIME_SCALE,
+        turns: r#"[{"message": "What is on the team calendar this week?"},
+                   {"message": "And next week?", "after_seconds": 600, "revoke_sign_in": true}]"#,
+        ..spec(
+            "sign-in-revoked",
+            "the sign-in is revoked while the person is away: the follow-up gets 401, the refresh token is refused, and the client signs in again",
+            &["What is on the team calendar this week?", "And next week?"],
+        )
+    },
     // ---- Agent API (suite `agent`) ----
     agent(
         "agent-approval",
@@ -521,6 +596,11 @@ pub const SCENARIOS: &[ScenarioSpec] = &[
                        "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
     ),
 ];
+
+/// The clock's ceiling in the sign-in scenarios: access tokens live an hour of virtual time,
+/// which at this speed is 36 s of real time, longer than any scenario's timeout, so a token
+/// expires only when the script says the person was away.
+pub const SIGN_IN_MAX_TIME_SCALE: f64 = 100.0;
 
 /// The scenario with this name.
 pub fn find(name: &str) -> Option<&'static ScenarioSpec> {

@@ -166,6 +166,13 @@ mod tests {
             ids::AGENT_BACKGROUND_POLL,
             ids::AGENT_CANCEL_CONFIRM,
             ids::AGENT_STREAM_RESUME,
+            // The MCP authorization specification's duties (the sign-in scenarios).
+            ids::OAUTH_PKCE_S256,
+            ids::OAUTH_RESOURCE_PARAMETER,
+            ids::OAUTH_TOKEN_AUDIENCE,
+            ids::OAUTH_REFRESH_NEWEST,
+            ids::OAUTH_NO_TOKEN_IN_QUERY,
+            ids::OAUTH_BEARER_EVERY_REQUEST,
         ];
         let traced: BTreeSet<&str> = duties().iter().flat_map(|d| d.rules()).copied().collect();
         for rule in rules::registry() {

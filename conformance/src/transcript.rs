@@ -10,6 +10,10 @@ use mock_server::Exchange;
 use serde::Serialize;
 use serde_json::Value;
 
+/// The User-Agent the runner's scripted person sends when they open a page (a sign-in, a
+/// consent, a billing page): their exchanges in the journal are the person's, not the client's.
+pub const PERSON_USER_AGENT: &str = "conformance-user/1";
+
 /// One thing the client did on the user channel, and when (relative to the journal).
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct UserRecord {

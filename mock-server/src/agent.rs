@@ -9,6 +9,7 @@
 
 mod approval;
 mod arguments;
+mod auth;
 mod connectors;
 mod control;
 mod error;

@@ -5,6 +5,7 @@
 //! state machine) · `view` (the thread as results) · `engine` (threads on virtual time) ·
 //! `service` (typed commands) · `render` and `tools` · `transport` (the endpoint).
 
+mod dashboard;
 mod engine;
 mod model;
 mod pages;
@@ -33,6 +34,9 @@ use crate::world::World;
 use engine::Engine;
 use service::Service;
 use transport::Endpoint;
+
+pub(crate) use dashboard::{ActionDone, ActionRefused, PageAction, ThreadRow};
+pub(crate) use transport::tasks::TaskRow;
 
 /// The Computer surface's state; cheap to clone.
 #[derive(Clone)]
@@ -84,6 +88,25 @@ impl Computer {
         self.endpoint
             .routes()
             .merge(pages::routes(self.service.clone()))
+    }
+
+    /// Every thread, for the dashboard.
+    pub(crate) fn threads(&self) -> Vec<ThreadRow> {
+        self.service.thread_rows()
+    }
+
+    /// Every MCP task, for the dashboard.
+    pub(crate) fn tasks(&self) -> Vec<TaskRow> {
+        self.endpoint.tasks()
+    }
+
+    /// A dashboard button pressed on a thread, acting as its owner.
+    pub(crate) async fn act(
+        &self,
+        thread_id: &str,
+        action: PageAction,
+    ) -> Result<ActionDone, ActionRefused> {
+        self.service.act_as_owner(thread_id, action).await
     }
 
     /// Forgets every thread, task and pending question (`POST /_mock/reset`).

@@ -3,7 +3,12 @@
 //! (sign-in, forms, stop, downloads) are the Computer surface's.
 //!
 //! "Opening" a URL is a GET of it, which the journal records; buttons on the pages POST back.
+//! The dashboard (`/_mock`) and its read models are in `dashboard`.
 
+mod dashboard;
+mod read_models;
+
+mod oauth;
 mod state;
 
 use std::time::Duration;
@@ -12,7 +17,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -25,14 +30,14 @@ pub(crate) use state::{ControlSetup, ControlState};
 /// The `/_mock` routes.
 pub(crate) fn routes() -> Router<ControlState> {
     Router::new()
-        .route("/_mock", get(index))
-        .route("/_mock/journal", get(crate::journal::serve))
+        .merge(dashboard::routes())
         .route("/_mock/clock", get(clock))
         .route("/_mock/clock/advance", post(advance))
         .route("/_mock/reset", post(reset))
         .route("/_mock/scenarios", get(scenarios))
         .route("/_mock/accounts", get(accounts))
         .route("/_mock/accounts/{account}/top-up", post(top_up_api))
+        .route("/_mock/oauth/revoke", post(oauth::revoke))
         .route("/_mock/billing/{account}", get(billing_page))
         .route("/_mock/billing/{account}/top-up", post(billing_top_up))
         .route("/_mock/projects/{uuid}", get(project_page))
@@ -45,33 +50,8 @@ pub(crate) fn routes() -> Router<ControlState> {
         .route("/_mock/uploads/{*key}", get(uploaded))
 }
 
-async fn index(State(app): State<ControlState>) -> Html<String> {
-    let base = app.base_url();
-    page(
-        "Perplexity Computer mock",
-        &format!(
-            "<ul><li>MCP endpoint: <code>{base}/rest/computer/mcp</code></li>\
-             <li>Journal: <a href=\"/_mock/journal\">/_mock/journal</a></li>\
-             <li>Scenarios: <a href=\"/_mock/scenarios\">/_mock/scenarios</a></li>\
-             <li>Clock: <a href=\"/_mock/clock\">/_mock/clock</a></li></ul>"
-        ),
-    )
-}
-
-fn clock_json(app: &ControlState) -> Value {
-    let clock = app.clock();
-    let mode = match clock.mode() {
-        crate::clock::ClockMode::Scaled { factor } => json!({"scaled": factor}),
-        crate::clock::ClockMode::Manual => json!("manual"),
-        crate::clock::ClockMode::Driven { look_step } => json!({
-            "driven": {"look_step_ms": u64::try_from(look_step.as_millis()).unwrap_or(u64::MAX)}
-        }),
-    };
-    json!({"now": crate::clock::iso(clock.now()), "mode": mode})
-}
-
 async fn clock(State(app): State<ControlState>) -> axum::Json<Value> {
-    axum::Json(clock_json(&app))
+    axum::Json(read_models::clock(&app))
 }
 
 #[derive(Deserialize)]
@@ -83,7 +63,7 @@ struct Advance {
 async fn advance(State(app): State<ControlState>, body: Bytes) -> Response {
     match serde_json::from_slice::<Advance>(&body) {
         Ok(Advance { ms }) => match app.clock().try_advance(Duration::from_millis(ms)) {
-            Ok(_) => axum::Json(clock_json(&app)).into_response(),
+            Ok(_) => axum::Json(read_models::clock(&app)).into_response(),
             Err(refused) => (
                 StatusCode::BAD_REQUEST,
                 axum::Json(json!({"error": refused.to_string()})),
@@ -142,34 +122,9 @@ async fn scenarios(State(app): State<ControlState>) -> axum::Json<Value> {
     }))
 }
 
-/// The world as it stands: each account's plan, balance, limits and connectors.
+/// The world as it stands: each account's plan, balance, quota, limits and connectors.
 async fn accounts(State(app): State<ControlState>) -> axum::Json<Value> {
-    let world = app.world();
-    let list: Vec<Value> = world
-        .accounts()
-        .iter()
-        .map(|a| {
-            let limits = world.plan(a.plan);
-            json!({
-                "id": a.id,
-                "name": a.name,
-                "email": a.email,
-                "plan": a.plan,
-                "plan_label": limits.label,
-                "credits": world.credits(&a.id),
-                "spending_limit": a.spending_limit,
-                "attachment_max_bytes": limits.attachment_max_bytes,
-                "attachments_per_day": limits.attachments_per_day,
-                "attachments_per_week": limits.attachments_per_week,
-                "blocked_models": a.organization_policy.blocked_models,
-                "connectors": a.connectors,
-                "projects": a.projects.iter().map(|p| json!({
-                    "project_uuid": p.project_uuid, "name": p.name, "role": p.role,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    axum::Json(json!({ "accounts": list }))
+    axum::Json(read_models::accounts(&app))
 }
 
 async fn top_up_api(State(app): State<ControlState>, Path(account): Path<String>) -> Response {

@@ -42,6 +42,16 @@ pub enum Error {
         /// The accounts there are.
         known: Vec<String>,
     },
+    /// `--access-token-lifetime` is outside what an authorization server can issue.
+    #[error(
+        "--access-token-lifetime {}s: an access token must live at least 1 second and at most \
+         366 days",
+        given.as_secs()
+    )]
+    AccessTokenLifetime {
+        /// The lifetime asked for.
+        given: std::time::Duration,
+    },
 }
 
 /// A fixture file that was refused, with where and why.

@@ -15,6 +15,7 @@ mod capture;
 mod endpoint;
 mod exchange;
 mod file;
+mod normalize;
 mod query;
 mod recorder;
 mod redact;
@@ -23,6 +24,7 @@ mod stored;
 mod view;
 
 pub use exchange::{Exchange, SseRecord};
+pub use normalize::{Normalizer, normalize};
 pub use query::{JournalQuery, StatusFilter};
 pub use recorder::BODY_LIMIT;
 pub use redact::fingerprint;

@@ -128,12 +128,30 @@ pub mod scenario {
     }
 }
 
+/// The PKCE S256 code challenge of `verifier`: `BASE64URL(SHA256(verifier))` without padding
+/// (RFC 7636 §4.2), the value the mock's token endpoint checks. For a test client's sign-in.
+///
+/// ```
+/// // RFC 7636, Appendix B.
+/// let challenge = mock_server::pkce_s256_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
+/// assert_eq!(challenge, "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+/// ```
+pub fn pkce_s256_challenge(verifier: &str) -> String {
+    oauth::pkce::s256_challenge(verifier)
+}
+
 /// The path of the Agent API's create endpoint (also served as `/v1/responses` and
 /// `/responses`).
 pub const AGENT_PATH: &str = "/v1/agent";
 
 /// The default call-wait window: how long a call waits for a checkpoint before `timeout`.
 pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(120);
+
+/// How long an OAuth access token lives unless configured otherwise (virtual time).
+pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+
+/// The longest access-token lifetime the mock issues.
+const MAX_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(366 * 24 * 3600);
 
 /// How a mock is configured; the command line maps onto this one to one.
 #[derive(Debug, Clone)]
@@ -159,6 +177,8 @@ pub struct Config {
     pub world: Option<PathBuf>,
     /// Account the OAuth consent page approves as at once, without showing itself (for tests).
     pub auto_consent: Option<String>,
+    /// How long an OAuth access token lives, in virtual time (`expires_in`); default one hour.
+    pub access_token_lifetime: Duration,
     /// How much the journal keeps in memory, and the file it appends to.
     pub journal: JournalConfig,
     /// Read timeouts and the cap on open connections (for [`MockServerBuilder::start`]).
@@ -179,6 +199,7 @@ impl Default for Config {
             auth: AuthMode::Bearer,
             epoch: None,
             auto_consent: None,
+            access_token_lifetime: DEFAULT_ACCESS_TOKEN_LIFETIME,
             world: None,
             journal: JournalConfig::default(),
             connections: ConnectionLimits::default(),
@@ -202,6 +223,8 @@ struct Shared {
     catalog: Arc<Catalog>,
     computer: computer::Computer,
     oauth: Arc<oauth::Store>,
+    /// Bearer tokens checked for the MCP endpoint and the Agent API alike.
+    authenticator: http::auth::Authenticator,
     agent: Arc<agent::Store>,
 }
 
@@ -231,7 +254,13 @@ impl AppState {
                 known: world.accounts().iter().map(|a| a.id.clone()).collect(),
             });
         }
+        let lifetime = config.access_token_lifetime;
+        let access_lifetime = chrono::Duration::from_std(lifetime)
+            .ok()
+            .filter(|_| lifetime >= Duration::from_secs(1) && lifetime <= MAX_ACCESS_TOKEN_LIFETIME)
+            .ok_or(Error::AccessTokenLifetime { given: lifetime })?;
         let oauth = Arc::new(oauth::Store::new(
+            access_lifetime,
             config.limits.max_oauth_clients,
             config.limits.max_oauth_codes,
         ));
@@ -247,7 +276,7 @@ impl AppState {
             world: world.clone(),
             base_url: base_url.clone(),
             call_wait: config.call_wait,
-            authenticator,
+            authenticator: authenticator.clone(),
             limits: config.limits,
         });
         Ok(Self {
@@ -260,6 +289,7 @@ impl AppState {
                 catalog,
                 computer,
                 oauth,
+                authenticator,
                 agent: Arc::default(),
             }),
         })
@@ -283,6 +313,9 @@ impl AppState {
     fn agent(&self) -> &agent::Store {
         &self.inner.agent
     }
+    fn oauth(&self) -> &oauth::Store {
+        &self.inner.oauth
+    }
 
     /// Every surface's routes, each on the part of the state it reads (so no surface names
     /// this one), under the journal.
@@ -296,6 +329,7 @@ impl AppState {
             catalog: shared.catalog.clone(),
             computer: shared.computer.clone(),
             agent: shared.agent.clone(),
+            oauth: shared.oauth.clone(),
         });
         let oauth = oauth::OAuthState::new(oauth::OAuthSetup {
             base_url: shared.base_url.clone(),
@@ -305,9 +339,7 @@ impl AppState {
             auto_consent: shared.config.auto_consent.clone(),
         });
         let agent = agent::AgentState::new(agent::AgentSetup {
-            auth: shared.config.auth,
-            world: shared.world.clone(),
-            tokens: shared.oauth.clone(),
+            authenticator: shared.authenticator.clone(),
             clock: shared.clock.clone(),
             store: shared.agent.clone(),
             catalog: shared.catalog.clone(),
@@ -461,6 +493,13 @@ impl MockServerBuilder {
         self
     }
 
+    /// Sets how long OAuth access tokens live in virtual time (default one hour, at least one
+    /// second): a client's token then expires mid-scenario and it must refresh it.
+    pub fn access_token_lifetime(mut self, lifetime: Duration) -> Self {
+        self.config.access_token_lifetime = lifetime;
+        self
+    }
+
     /// Sets how much the journal keeps and where it writes ([`JournalConfig`]).
     pub fn journal(mut self, journal: JournalConfig) -> Self {
         self.config.journal = journal;
@@ -566,6 +605,13 @@ impl MockHandle {
     /// The scenario catalog.
     pub fn catalog(&self) -> &Catalog {
         self.state.catalog()
+    }
+    /// Revokes every OAuth access and refresh token issued for `account` (every account's when
+    /// `None`), as `POST /_mock/oauth/revoke` does; returns how many were still usable. The
+    /// client's next request gets 401 and it must sign in again.
+    pub fn revoke_oauth_tokens(&self, account: Option<&str>) -> usize {
+        let revoked = self.state.oauth().revoke_account(account);
+        revoked.access_tokens + revoked.refresh_tokens
     }
     /// How many Agent API responses the mock holds (tests check a refused request added none).
     pub fn agent_responses(&self) -> usize {

@@ -55,6 +55,10 @@ struct Cli {
     /// Approve the OAuth consent page at once as this account (`alice` or `bob`), for tests.
     #[arg(long, value_name = "ACCOUNT")]
     auto_consent: Option<String>,
+    /// How long an OAuth access token lives (virtual time), e.g. 1h or 90s; then the client
+    /// refreshes it.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = duration)]
+    access_token_lifetime: Duration,
     /// Most exchanges the journal keeps in memory; the oldest are dropped first.
     #[arg(long, value_name = "N", default_value_t = JournalConfig::default().max_exchanges)]
     journal_max_exchanges: usize,
@@ -172,6 +176,7 @@ async fn main() -> ExitCode {
         // A developer's mock starts at today's date; only the library defaults to a fixed one.
         epoch: Some(chrono::Utc::now()),
         auto_consent: cli.auto_consent.clone(),
+        access_token_lifetime: cli.access_token_lifetime,
         world: cli.world,
         journal: JournalConfig {
             max_exchanges: if cli.no_journal {

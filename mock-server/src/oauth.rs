@@ -14,7 +14,7 @@
 mod authorize;
 mod error;
 mod metadata;
-mod pkce;
+pub(crate) mod pkce;
 mod register;
 pub(crate) mod resource;
 mod state;

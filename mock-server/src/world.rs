@@ -174,6 +174,23 @@ impl World {
         Some(self.state().ledger.top_up(account, amount))
     }
 
+    /// Puts one account's balance, quota and spending back where the world file starts them
+    /// (the dashboard's reset button); returns the balance, `None` for an unknown account.
+    pub(crate) fn reset_account(&self, account: &str) -> Option<i64> {
+        let account = self.account(account)?;
+        Some(self.state().ledger.reopen(account))
+    }
+
+    /// When the account's exhausted quota comes back (`None`: not exhausted).
+    pub(crate) fn quota_exhausted_until(&self, account: &str) -> Option<DateTime<Utc>> {
+        self.state().ledger.quota_exhausted_until(account)
+    }
+
+    /// Credits spent since the last top-up, counted against the spending limit.
+    pub(crate) fn spent(&self, account: &str) -> i64 {
+        self.state().ledger.spent(account)
+    }
+
     /// Marks the quota used up until the first day of the next month (UTC) after `now`.
     pub(crate) fn exhaust_quota(&self, account: &str, now: DateTime<Utc>) -> DateTime<Utc> {
         self.state().ledger.exhaust_quota(account, now)
@@ -318,6 +335,19 @@ mod tests {
             world.project(shared).map(|p| p.members.clone()),
             Some(vec!["alice".to_owned(), "bob".to_owned()])
         );
+    }
+
+    #[test]
+    fn resetting_an_account_restores_its_opening_balance_and_quota() {
+        let world = World::builtin();
+        let alice = world.account("alice").cloned().expect("alice is built in");
+        world.drain("alice");
+        world.exhaust_quota("alice", Utc::now());
+        assert_eq!(world.reset_account("alice"), Some(alice.credits));
+        assert_eq!(world.credits("alice"), alice.credits);
+        assert_eq!(world.spent("alice"), 0);
+        assert_eq!(world.quota_exhausted_until("alice"), alice.quota_reset_date);
+        assert_eq!(world.reset_account("nobody"), None);
     }
 
     #[test]

@@ -377,11 +377,17 @@ async fn a_body_over_32_mib_is_a_413_in_the_envelope() {
 #[tokio::test(start_paused = true)]
 async fn a_missing_or_unknown_key_is_a_401_in_the_envelope() {
     let mock = Mock::new();
-    for token in ["", "not-a-key"] {
+    for (token, says) in [("", "missing API key"), ("not-a-key", "invalid API key")] {
         let reply = mock.agent_create(token, ok_body()).await;
         assert_eq!(reply.status, 401, "{token}");
         assert_eq!(reply.body["error"]["code"], 401);
         assert_eq!(reply.body["error"]["type"], "forbidden");
+        let message = reply.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with(says), "{token}: {message}");
+        assert!(
+            message.contains("Authorization: Bearer") && message.contains("alice-dev-token"),
+            "{token}: the message says what to send: {message}"
+        );
         assert!(reply.headers.contains_key("x-request-id"));
     }
     assert_eq!(mock.handle.agent_responses(), 0);

@@ -236,6 +236,61 @@ async fn follow_up() {
     s.snapshot("follow-up");
 }
 
+// The sign-in scenarios' turns, once signed in (the OAuth flow itself is tested in oauth.rs and
+// judged by the conformance suite): what the mock answers on their thread.
+
+#[tokio::test(start_paused = true)]
+async fn sign_in() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#sign-in What is on the team calendar this week?"}),
+        )
+        .await;
+    s.call("read_thread", json!({"thread_id": thread(&r)}))
+        .await;
+    s.snapshot("sign-in");
+}
+
+#[tokio::test(start_paused = true)]
+async fn sign_in_refresh() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#sign-in-refresh What is on the team calendar this week?"}),
+        )
+        .await;
+    let id = thread(&r);
+    for message in ["And next week?", "Thanks. A one-line recap, please."] {
+        s.call(
+            "call_perplexity_computer",
+            json!({"message": message, "thread_id": id}),
+        )
+        .await;
+    }
+    s.snapshot("sign-in-refresh");
+}
+
+#[tokio::test(start_paused = true)]
+async fn sign_in_revoked() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#sign-in-revoked What is on the team calendar this week?"}),
+        )
+        .await;
+    let id = thread(&r);
+    s.call(
+        "call_perplexity_computer",
+        json!({"message": "And next week?", "thread_id": id}),
+    )
+    .await;
+    s.snapshot("sign-in-revoked");
+}
+
 #[tokio::test(start_paused = true)]
 async fn timeout_then_complete() {
     let mut s = Script::new().await;

@@ -927,3 +927,179 @@ async fn an_unknown_auto_consent_account_stops_the_mock_from_starting() {
         "{message}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_configured_lifetime_is_announced_and_ends_the_token_on_the_virtual_clock() {
+    let mock = Mock::with(
+        MockServer::builder()
+            .auto_consent("alice")
+            .access_token_lifetime(Duration::from_secs(90)),
+    );
+    let (client, tokens) = sign_in(&mock).await;
+    assert_eq!(tokens["expires_in"], 90);
+    let access = tokens["access_token"].as_str().expect("access");
+    mock.advance(Duration::from_secs(89));
+    assert_eq!(try_token(&mock, access).await, Ok(()));
+    mock.advance(Duration::from_secs(1));
+    let expired = try_token(&mock, access).await.expect_err("expired");
+    assert!(expired.contains("expired"), "{expired}");
+    // The refreshed token lives as long, and so on.
+    let renewed = refresh(
+        &mock,
+        &client,
+        tokens["refresh_token"].as_str().expect("rt"),
+    )
+    .await;
+    assert_eq!(renewed.body["expires_in"], 90, "{renewed:?}");
+}
+
+async fn revoke(mock: &Mock, body: &str) -> Reply {
+    mock.send(
+        Request::post("/_mock/oauth/revoke")
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_owned()))
+            .expect("request"),
+    )
+    .await
+}
+
+#[tokio::test(start_paused = true)]
+async fn revoking_an_account_signs_it_out_and_its_refresh_token_is_refused() {
+    let mock = auto("alice");
+    let (client, tokens) = sign_in(&mock).await;
+    let access = tokens["access_token"].as_str().expect("access");
+    let refresh_token = tokens["refresh_token"].as_str().expect("refresh");
+
+    // Another account's revocation leaves alice signed in.
+    let reply = revoke(&mock, r#"{"account": "bob"}"#).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(
+        reply.body,
+        json!({"account": "bob", "revoked_access_tokens": 0, "revoked_refresh_tokens": 0})
+    );
+    assert_eq!(try_token(&mock, access).await, Ok(()));
+
+    let reply = revoke(&mock, r#"{"account": "alice"}"#).await;
+    assert_eq!(
+        reply.body,
+        json!({"account": "alice", "revoked_access_tokens": 1, "revoked_refresh_tokens": 1})
+    );
+    let refused = try_token(&mock, access).await.expect_err("revoked");
+    assert!(refused.contains("revoked"), "{refused}");
+    let renewed = refresh(&mock, &client, refresh_token).await;
+    assert_oauth_error(
+        &renewed,
+        StatusCode::BAD_REQUEST,
+        "invalid_grant",
+        "revoked",
+    );
+    // Dev tokens are not OAuth sign-ins: they keep working.
+    assert_eq!(try_token(&mock, "alice-dev-token").await, Ok(()));
+
+    // Signing in again works, and an empty body revokes everyone's.
+    let (_, again) = sign_in(&mock).await;
+    let fresh = again["access_token"].as_str().expect("access");
+    assert_eq!(try_token(&mock, fresh).await, Ok(()));
+    let reply = revoke(&mock, "").await;
+    assert_eq!(reply.body["revoked_access_tokens"], 1, "{reply:?}");
+    assert_eq!(reply.body["account"], Value::Null);
+    assert!(try_token(&mock, fresh).await.is_err());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_revocation_for_no_such_account_or_with_a_bad_body_is_refused_with_a_sentence() {
+    let mock = auto("alice");
+    let (_, tokens) = sign_in(&mock).await;
+    for (body, status, says) in [
+        (
+            r#"{"account": "carol"}"#,
+            StatusCode::NOT_FOUND,
+            "no account `carol`; the accounts are alice, bob",
+        ),
+        (
+            "{not json",
+            StatusCode::BAD_REQUEST,
+            "must be empty or {\"account\"",
+        ),
+        (
+            r#"{"user": "alice"}"#,
+            StatusCode::BAD_REQUEST,
+            "unknown field `user`",
+        ),
+    ] {
+        let reply = revoke(&mock, body).await;
+        assert_eq!(reply.status, status, "{body}: {reply:?}");
+        let error = reply.body["error"].as_str().unwrap_or_default();
+        assert!(error.contains(says), "{body}: {error}");
+    }
+    // Nothing was revoked by the refusals.
+    let access = tokens["access_token"].as_str().expect("access");
+    assert_eq!(try_token(&mock, access).await, Ok(()));
+}
+
+#[tokio::test]
+async fn an_access_token_lifetime_outside_one_second_to_a_year_stops_the_mock() {
+    for lifetime in [
+        Duration::ZERO,
+        Duration::from_millis(999),
+        Duration::from_secs(400 * 86400),
+    ] {
+        let error = MockServer::builder()
+            .access_token_lifetime(lifetime)
+            .router(BASE)
+            .err()
+            .expect("refused");
+        let message = error.to_string();
+        assert!(
+            message.contains("--access-token-lifetime") && message.contains("at least 1 second"),
+            "{message}"
+        );
+    }
+}
+
+/// `POST /v1/responses` as `token`: the status and the error message, if any.
+async fn agent_api_with(mock: &Mock, token: &str) -> (u16, String) {
+    let reply = mock
+        .agent_create(
+            token,
+            serde_json::json!({"model": "openai/gpt-5.6-terra", "input": "hi"}),
+        )
+        .await;
+    let message = reply.body["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (reply.status.as_u16(), message)
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_agent_api_takes_an_oauth_access_token_until_it_expires_and_then_says_so() {
+    let mock = auto("alice");
+    let (_client, tokens) = sign_in(&mock).await;
+    let access = tokens["access_token"].as_str().expect("access");
+    // Issued for the MCP endpoint; an API key is not bound to a resource.
+    assert_eq!(agent_api_with(&mock, access).await.0, 200);
+    mock.advance(Duration::from_secs(3600));
+    let (status, message) = agent_api_with(&mock, access).await;
+    assert_eq!(status, 401, "{message}");
+    assert!(
+        message.starts_with("invalid API key")
+            && message.contains("expired")
+            && message.contains("refresh"),
+        "{message}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_agent_api_refuses_a_revoked_access_token_saying_to_sign_in_again() {
+    let mock = auto("alice");
+    let (_client, tokens) = sign_in(&mock).await;
+    let access = tokens["access_token"].as_str().expect("access");
+    assert_eq!(
+        revoke(&mock, r#"{"account": "alice"}"#).await.status,
+        StatusCode::OK
+    );
+    let (status, message) = agent_api_with(&mock, access).await;
+    assert_eq!(status, 401, "{message}");
+    assert!(message.contains("sign in again"), "{message}");
+}

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::error::ClientError;
 use crate::rules::ids;
 
+use super::oauth::{Authorizer, authorize_headers};
 use super::options::ClientOptions;
 use super::pace::SendPaced;
 use super::wire::jsonrpc_messages;
@@ -17,6 +18,8 @@ use super::wire::jsonrpc_messages;
 pub(super) struct Session {
     pub(super) http: reqwest::Client,
     pub(super) options: ClientOptions,
+    /// The sign-in, when the runner gave no token.
+    auth: Option<Authorizer>,
     session: Option<String>,
     version: String,
     next_id: u64,
@@ -35,9 +38,11 @@ impl Session {
                 source,
             })?;
         let version = options.protocol_version.clone();
+        let auth = Authorizer::for_options(&options, http.clone());
         Ok(Self {
             http,
             options,
+            auth,
             session: None,
             version,
             next_id: 1,
@@ -63,33 +68,55 @@ impl Session {
         initializing: bool,
     ) -> Result<Value, ClientError> {
         let url = self.options.url.clone();
-        let mut headers = self.options.post_headers();
-        if !initializing {
-            // Breaking the session rule on the one request whose answer the client never needs
-            // (the mock refuses it), so the rest of the scenario still runs.
-            let notification = body.get("id").is_none();
-            if let Some(session) = &self.session
-                && !(notification && self.breaks(ids::MCP_TRANSPORT_SESSION_ID))
-                && let Ok(v) = HeaderValue::from_str(session)
-            {
-                headers.insert("mcp-session-id", v);
-            }
-            if !self.breaks(ids::MCP_TRANSPORT_PROTOCOL_VERSION_HEADER)
-                && let Ok(v) = HeaderValue::from_str(&self.version)
-            {
-                headers.insert("mcp-protocol-version", v);
-            }
-        }
-        let response = self
-            .http
-            .post(&url)
-            .headers(headers)
-            .body(body.to_string())
-            .send_paced()
-            .await
-            .map_err(Self::http_error(&url))?;
+        // A 401 means signing in (or refreshing) and sending the request again, at most twice.
+        let mut attempts = 0;
+        let response =
+            loop {
+                let headers = self.headers(&body, initializing);
+                let target = match &mut self.auth {
+                    Some(auth) => auth.request_url(&url),
+                    None => url.clone(),
+                };
+                let response = self
+                    .http
+                    .post(&target)
+                    .headers(headers)
+                    .body(body.to_string())
+                    .send_paced()
+                    .await
+                    .map_err(Self::http_error(&url))?;
+                let Some(auth) = self.auth.as_mut().filter(|_| {
+                    response.status() == reqwest::StatusCode::UNAUTHORIZED && attempts < 2
+                }) else {
+                    break response;
+                };
+                attempts += 1;
+                let challenge = response
+                    .headers()
+                    .get("www-authenticate")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                auth.unauthorized(challenge.as_deref()).await?;
+            };
         if initializing && let Some(session) = response.headers().get("mcp-session-id") {
             self.session = session.to_str().ok().map(str::to_owned);
+        }
+        if self
+            .auth
+            .as_mut()
+            .is_some_and(Authorizer::take_bare_request)
+        {
+            // Breaking `oauth.bearer-every-request`: one ping without the header.
+            let mut headers = self.headers(&body, false);
+            headers.remove("authorization");
+            let ping = json!({"jsonrpc": "2.0", "id": "bare-ping", "method": "ping"});
+            let _ = self
+                .http
+                .post(&url)
+                .headers(headers)
+                .body(ping.to_string())
+                .send_paced()
+                .await;
         }
         let is_sse = response
             .headers()
@@ -123,6 +150,30 @@ impl Session {
                     text.chars().take(300).collect::<String>()
                 ),
             })
+    }
+
+    /// The headers of one JSON-RPC POST: JSON in, JSON or SSE back, the token, and after
+    /// `initialize` the session and protocol version.
+    fn headers(&self, body: &Value, initializing: bool) -> reqwest::header::HeaderMap {
+        let mut headers = self.options.post_headers();
+        authorize_headers(&mut headers, self.auth.as_ref());
+        if !initializing {
+            // Breaking the session rule on the one request whose answer the client never needs
+            // (the mock refuses it), so the rest of the scenario still runs.
+            let notification = body.get("id").is_none();
+            if let Some(session) = &self.session
+                && !(notification && self.breaks(ids::MCP_TRANSPORT_SESSION_ID))
+                && let Ok(v) = HeaderValue::from_str(session)
+            {
+                headers.insert("mcp-session-id", v);
+            }
+            if !self.breaks(ids::MCP_TRANSPORT_PROTOCOL_VERSION_HEADER)
+                && let Ok(v) = HeaderValue::from_str(&self.version)
+            {
+                headers.insert("mcp-protocol-version", v);
+            }
+        }
+        headers
     }
 
     pub(super) async fn request(

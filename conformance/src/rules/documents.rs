@@ -14,3 +14,5 @@ pub(crate) const AGENT_CONNECTORS_DOC: &str = "Agent API, Connectors";
 pub(crate) const AGENT_BACKGROUND_DOC: &str = "Agent API, Background mode";
 /// The tasks extension (SEP-2663), for [`DocRef::document`](crate::check::DocRef::document).
 pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension (SEP-2663)";
+/// The MCP specification's authorization chapter, for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const MCP_AUTH_SPEC: &str = "MCP specification 2025-11-25, Authorization";

@@ -8,6 +8,10 @@
 /// exit 0. Not a rule of the registry: it judges the launch, not the client's traffic.
 pub const TARGET_EXIT: &str = "target.exit";
 
+/// The check `--snapshots` adds per scenario: the client's normalised traffic is the same as its
+/// snapshot. Not a rule of the registry either: it compares a run with an earlier one.
+pub const SNAPSHOT_UNCHANGED: &str = "snapshot.unchanged";
+
 // ---- The MCP wire (handshake era) and progress tokens (`wire.rs`). ----
 /// `mcp.lifecycle.initialized`
 pub const MCP_LIFECYCLE_INITIALIZED: &str = "mcp.lifecycle.initialized";
@@ -135,6 +139,19 @@ pub const TASKS_URL_OPEN: &str = "tasks.url.open";
 // ---- The approval policy a client sends (`approval_policy.rs`; issue 10, duties). ----
 /// `agent.always-allow.no-empty-never`
 pub const AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER: &str = "agent.always-allow.no-empty-never";
+// ---- Signing in with OAuth (`oauth.rs`). ----
+/// `oauth.pkce-s256`
+pub const OAUTH_PKCE_S256: &str = "oauth.pkce-s256";
+/// `oauth.resource-parameter`
+pub const OAUTH_RESOURCE_PARAMETER: &str = "oauth.resource-parameter";
+/// `oauth.token-audience`
+pub const OAUTH_TOKEN_AUDIENCE: &str = "oauth.token-audience";
+/// `oauth.refresh-newest`
+pub const OAUTH_REFRESH_NEWEST: &str = "oauth.refresh-newest";
+/// `oauth.no-token-in-query`
+pub const OAUTH_NO_TOKEN_IN_QUERY: &str = "oauth.no-token-in-query";
+/// `oauth.bearer-every-request`
+pub const OAUTH_BEARER_EVERY_REQUEST: &str = "oauth.bearer-every-request";
 
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
@@ -193,4 +210,10 @@ pub const ALL: &[&str] = &[
     TASKS_URL_OPEN,
     // approval policy (duties)
     AGENT_ALWAYS_ALLOW_NO_EMPTY_NEVER,
+    OAUTH_PKCE_S256,
+    OAUTH_RESOURCE_PARAMETER,
+    OAUTH_TOKEN_AUDIENCE,
+    OAUTH_REFRESH_NEWEST,
+    OAUTH_NO_TOKEN_IN_QUERY,
+    OAUTH_BEARER_EVERY_REQUEST,
 ];

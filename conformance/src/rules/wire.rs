@@ -180,10 +180,12 @@ fn session_id(t: &Transcript) -> Outcome {
 }
 
 fn progress_token(t: &Transcript) -> Outcome {
+    // A call refused for its token (401) was never started, so sending it again after signing
+    // in does not reuse its progress token.
     let calls: Vec<_> = t
         .rpcs
         .iter()
-        .filter(|r| r.method.as_deref() == Some("tools/call"))
+        .filter(|r| r.method.as_deref() == Some("tools/call") && r.status != 401)
         .collect();
     if calls.is_empty() {
         return Outcome::Unobserved("the client made no tools/call".into());

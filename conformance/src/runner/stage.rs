@@ -8,7 +8,7 @@ use crate::check::{Check, DocRef, Level, Outcome};
 use crate::error::Error;
 use crate::judge::{Judgement, judge_transcript};
 use crate::rules;
-use crate::suite::{BEARER_TOKEN, ScenarioSpec};
+use crate::suite::{BEARER_TOKEN, ScenarioSpec, SignIn};
 use crate::transcript::Transcript;
 
 use super::clock::{ClockDriver, RunClock};
@@ -18,6 +18,17 @@ use super::user::{USER_PATH, UserChannel};
 
 /// The check a stage adds when its mock's journal dropped an exchange.
 const JOURNAL_COMPLETE: &str = "runner.journal-complete";
+
+/// How a stage is set up beyond its scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct StageOptions {
+    /// How the mock's virtual time runs ([`RunClock::Driven`] unless asked otherwise).
+    pub clock: RunClock,
+    /// The OAuth consent page approves at once as `alice` (the mock's `--auto-consent`), so a
+    /// client that opens the authorization URL itself, as clients written for the official MCP
+    /// conformance runner do, completes sign-in unaided.
+    pub auto_consent: bool,
+}
 
 /// A mock and its user channel, serving on one port.
 pub struct Stage {
@@ -38,6 +49,18 @@ impl Stage {
     /// Starts a fresh mock for `spec` on `127.0.0.1:0`, on `clock`: [`RunClock::Driven`] (what
     /// the runner uses), or a number for a clock that many times real time.
     pub async fn start(spec: &ScenarioSpec, clock: impl Into<RunClock>) -> Result<Self, Error> {
+        Self::start_with(
+            spec,
+            StageOptions {
+                clock: clock.into(),
+                auto_consent: false,
+            },
+        )
+        .await
+    }
+
+    /// Starts a fresh mock for `spec` on `127.0.0.1:0`, set up as `options` say.
+    pub async fn start_with(spec: &ScenarioSpec, options: StageOptions) -> Result<Self, Error> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(Error::Bind)?;
@@ -46,7 +69,7 @@ impl Stage {
         let overrides = fixtures::Overrides::write(spec.name, &address.port().to_string())?;
         // Verdicts read the whole journal: nothing may be dropped or cut (see `judge`).
         let mut builder =
-            ClockDriver::configure(mock_server::MockServer::builder(), spec, clock.into())
+            ClockDriver::configure(mock_server::MockServer::builder(), spec, options.clock)
                 .journal(mock_server::JournalConfig::unbounded());
         // Computer scenarios are the fallback of conversations that name none; an Agent API
         // request picks its scenario from its own message, as the catalog says.
@@ -56,10 +79,13 @@ impl Stage {
         if let Some(o) = &overrides {
             builder = builder.fixtures(o.dir());
         }
+        if options.auto_consent {
+            builder = builder.auto_consent(super::user::CONSENT_ACCOUNT);
+        }
         let (router, mock) = builder.router(&base_url)?;
         let user = UserChannel::new(
             script_for(spec, &mock.mcp_url()),
-            mock.journal().clone(),
+            mock.clone(),
             ClockDriver::new(mock.clock().clone()),
         );
         let router = if spec.drop_stream_after > 0 {
@@ -95,9 +121,10 @@ impl Stage {
             "protocol_version": spec.era.protocol_version(),
             "flow": spec.flow.name(),
             "suite": spec.suite,
+            "sign_in": spec.sign_in.name(),
             "user": script_for(spec, &self.mcp_url()),
         });
-        vec![
+        let mut env = vec![
             ("MCP_CONFORMANCE_SCENARIO", spec.name.to_owned()),
             (
                 "MCP_CONFORMANCE_PROTOCOL_VERSION",
@@ -105,10 +132,14 @@ impl Stage {
             ),
             ("MCP_CONFORMANCE_CONTEXT", context.to_string()),
             ("CONFORMANCE_USER_URL", self.user_url()),
-            ("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()),
             ("PERPLEXITY_BASE_URL", self.base_url.clone()),
-            ("PERPLEXITY_API_KEY", spec.api_key().to_owned()),
-        ]
+        ];
+        // A sign-in scenario hands out no token: the client has only the MCP URL.
+        if spec.sign_in == SignIn::Token {
+            env.push(("CONFORMANCE_BEARER_TOKEN", BEARER_TOKEN.to_owned()));
+            env.push(("PERPLEXITY_API_KEY", spec.api_key().to_owned()));
+        }
+        env
     }
 
     /// The user channel (`CONFORMANCE_USER_URL`).

@@ -4,10 +4,10 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `GET  next-message` | the next turn `{"message": "...", ...}` (attachments, project, settings, request), or 204 when the user has nothing more to say; a turn with `after_seconds` moves the mock's clock that far first |
+//! | `GET  next-message` | the next turn `{"message": "...", ...}` (attachments, project, settings, request), or 204 when the user has nothing more to say; a turn with `after_seconds` moves the mock's clock that far first, and one with `revoke_sign_in` revokes every OAuth token the mock issued (an administrator signing the host out) |
 //! | `POST ask {"kind": "question", "message", ...}` | `{"action": "accept", "content": {question id: answer}}` |
 //! | `POST ask {"kind": "confirm", "message"}` | `{"action": "accept"}` (approve) or `{"action": "decline"}` |
-//! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}` |
+//! | `POST ask {"kind": "url", "url", "message"}` | the person opens the URL (and adds credits on a billing page), then `{"action": "accept"}`; on the mock's OAuth consent page they pick the script's account and click Allow, and the answer adds `"redirect"`: where the browser was sent (the client's redirect URI with `code`, `state` and `iss`), which the browser also opens when it is a loopback URL |
 //! | `GET  interrupt` | `{"action": "cancel"}` when the user wants the running task stopped, else 204 |
 //! | `POST show {"kind": "final" \| "error" \| "status" \| "files" \| "file", "text", ...}` | 204; what the client showed the user |
 //! | `POST done` | 204 |
@@ -23,17 +23,19 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mock_server::Journal;
+use mock_server::{Journal, MockHandle};
 use serde_json::{Value, json};
 
-use crate::transcript::UserRecord;
+use crate::transcript::{PERSON_USER_AGENT, UserRecord, path_of};
 
 use super::clock::ClockDriver;
 
 /// Where the user channel lives on the mock's port.
 pub const USER_PATH: &str = "/_conformance/user";
-/// The User-Agent the runner sends when the person opens a page.
-pub(super) const PERSON_AGENT: &str = "conformance-user/1";
+/// The account the person signs in as on the consent page (and `--auto-consent` approves as).
+pub(super) const CONSENT_ACCOUNT: &str = "alice";
+/// How long the person's browser tries a loopback redirect URI (the client's callback).
+const CALLBACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The scripted person behind the channel; cheap to clone.
 #[derive(Clone)]
@@ -43,6 +45,7 @@ pub struct UserChannel {
 
 struct Inner {
     script: Value,
+    mock: MockHandle,
     journal: Journal,
     clock: ClockDriver,
     state: Mutex<State_>,
@@ -57,9 +60,11 @@ struct State_ {
 }
 
 impl UserChannel {
-    /// A person following `script` (see `ScenarioSpec::script`), logging against `journal`;
-    /// a pause in the script (`after_seconds`) moves the clock through `clock`.
-    pub(crate) fn new(script: Value, journal: Journal, clock: ClockDriver) -> Self {
+    /// A person following `script` (see `ScenarioSpec::script`) in front of `mock`, logging
+    /// against its journal; a pause in the script (`after_seconds`) moves the clock through
+    /// `clock`.
+    pub(crate) fn new(script: Value, mock: MockHandle, clock: ClockDriver) -> Self {
+        let journal = mock.journal().clone();
         let messages = script
             .get("turns")
             .and_then(Value::as_array)
@@ -68,6 +73,7 @@ impl UserChannel {
         Self {
             inner: Arc::new(Inner {
                 script,
+                mock,
                 journal,
                 clock,
                 state: Mutex::new(State_ {
@@ -77,7 +83,7 @@ impl UserChannel {
                 }),
                 http: reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
-                    .user_agent(PERSON_AGENT)
+                    .user_agent(PERSON_USER_AGENT)
                     .build()
                     .unwrap_or_default(),
             }),
@@ -97,8 +103,16 @@ impl UserChannel {
         self.lock().log.clone()
     }
 
+    /// How many exchanges the journal has recorded so far.
+    fn position(&self) -> usize {
+        self.inner.journal.exchanges().len()
+    }
+
     fn record(&self, kind: &str, request: Value, response: Value) {
-        let at = self.inner.journal.exchanges().len();
+        self.record_at(self.position(), kind, request, response);
+    }
+
+    fn record_at(&self, at: usize, kind: &str, request: Value, response: Value) {
         self.lock().log.push(UserRecord {
             at,
             kind: kind.to_owned(),
@@ -150,6 +164,149 @@ impl UserChannel {
     }
 }
 
+/// The person signs in on the mock's consent page at `url`: picks the script's account, clicks
+/// Allow (Deny when the script declines sign-ins), and follows the redirect. Returns the answer
+/// for the client and the one to log (with the code fingerprinted, as the journal shows it).
+async fn consent(user: &UserChannel, url: &str) -> (Value, Value) {
+    let http = &user.inner.http;
+    let cancel = |error: String| {
+        let answer = json!({"action": "cancel", "error": error});
+        (answer.clone(), answer)
+    };
+    let page = match http.get(url).send().await {
+        Ok(page) => page,
+        Err(e) => return cancel(format!("could not open {url}: {e}")),
+    };
+    let opened = page.status().as_u16();
+    let declined = user.script("signin") == "decline";
+    let location = if page.status().is_redirection() {
+        // --auto-consent: the mock approved at once.
+        location(&page)
+    } else {
+        let html = page.text().await.unwrap_or_default();
+        let Some(request) = hidden_field(&html, "request") else {
+            return cancel(format!(
+                "the sign-in page answered {opened} without a consent form (the authorization \
+                 request was refused): {}",
+                page_text(&html)
+            ));
+        };
+        let account = match user.script("account") {
+            "" => CONSENT_ACCOUNT,
+            other => other,
+        };
+        let decision = if declined { "deny" } else { "allow" };
+        let form = format!(
+            "request={}&account={}&decision={decision}",
+            form_encode(&request),
+            form_encode(account)
+        );
+        let action = format!("{}{}", origin(url), mock_server::AUTHORIZE_PATH);
+        match http
+            .post(&action)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form)
+            .send()
+            .await
+        {
+            Ok(answer) => location(&answer),
+            Err(e) => {
+                return cancel(format!(
+                    "could not submit the consent form to {action}: {e}"
+                ));
+            }
+        }
+    };
+    let Some(location) = location else {
+        return cancel("the consent page did not send the browser back to the client".into());
+    };
+    if is_loopback(&location) {
+        // The browser goes back to the client; a client with a callback listener gets the code
+        // there. One without (most test clients) reads it from the answer.
+        let _ = http.get(&location).timeout(CALLBACK_TIMEOUT).send().await;
+    }
+    let action = if declined { "decline" } else { "accept" };
+    let answer = json!({"action": action, "opened": opened, "redirect": location});
+    let logged = json!({"action": action, "opened": opened, "redirect": redact_code(&location)});
+    (answer, logged)
+}
+
+fn location(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// The `value` of the hidden input `name` of an HTML form (the mock's consent page).
+fn hidden_field(html: &str, name: &str) -> Option<String> {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html.find(&marker)? + marker.len();
+    let end = html[start..].find('"')? + start;
+    Some(
+        html[start..end]
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&"),
+    )
+}
+
+/// The readable part of a page, for an error sentence.
+fn page_text(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                text.push(' ');
+            }
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn origin(url: &str) -> &str {
+    let path = path_of(url);
+    url.strip_suffix(path.as_str()).unwrap_or(url)
+}
+
+fn is_loopback(url: &str) -> bool {
+    ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        .iter()
+        .any(|prefix| url.starts_with(prefix))
+}
+
+fn form_encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A redirect URL with its `code` fingerprinted, as the journal shows the mock's `Location`.
+fn redact_code(url: &str) -> String {
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_owned();
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some(("code", code)) => format!("code={}", mock_server::fingerprint(code)),
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{base}?{}", pairs.join("&"))
+}
+
 fn parse(body: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_owned()))
 }
@@ -164,6 +321,10 @@ async fn next_message(State(user): State<UserChannel>) -> Response {
                     .clock
                     .pause(std::time::Duration::from_secs(secs))
                     .await;
+            }
+            // Meanwhile an administrator signed the host out: it must sign in again.
+            if answer.get("revoke_sign_in") == Some(&Value::Bool(true)) {
+                user.inner.mock.revoke_oauth_tokens(None);
             }
             user.record("next-message", Value::Null, answer.clone());
             axum::Json(answer).into_response()
@@ -214,6 +375,13 @@ async fn ask(State(user): State<UserChannel>, body: String) -> Response {
                 user.record("ask", request, error.clone());
                 return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
             };
+            if path_of(url).starts_with(mock_server::AUTHORIZE_PATH) {
+                // Logged where it was asked: the person's visits to the consent page follow it.
+                let asked = user.position();
+                let (answer, logged) = consent(&user, url).await;
+                user.record_at(asked, "ask", request, logged);
+                return axum::Json(answer).into_response();
+            }
             if user.script("signin") == "decline" && !url.contains("/_mock/billing/") {
                 json!({"action": "decline"})
             } else {

@@ -7,11 +7,12 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, HeaderValue, StatusCode, header};
+use http::{HeaderValue, StatusCode, header};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::approval::ApprovalPolicy;
+use super::auth::AgentAccount;
 use super::connectors;
 use super::error::{ApiError, PathIds};
 use super::run;
@@ -20,48 +21,8 @@ use super::store::{RATE_LIMIT, Run};
 use super::stream;
 use super::validate::{self, Validated};
 use super::wire::Tool;
-use crate::oauth::AuthMode;
+use crate::http::auth::Authenticated;
 use crate::world::Account;
-
-/// The account a request acts as, or the 401 in the Agent API envelope.
-pub(crate) fn authenticate(app: &AgentState, headers: &HeaderMap) -> Result<Account, ApiError> {
-    let world = app.world();
-    if app.auth_mode() == AuthMode::None {
-        return world
-            .account("alice")
-            .cloned()
-            .ok_or_else(|| ApiError::unauthorized("the built-in account `alice` is missing"));
-    }
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(str::trim)
-        .unwrap_or_default();
-    if token.is_empty() {
-        return Err(ApiError::unauthorized(
-            "missing API key: send `Authorization: Bearer <key>` (for the mock: alice-dev-token \
-             or bob-dev-token, e.g. PERPLEXITY_API_KEY=alice-dev-token)",
-        ));
-    }
-    if let Some(account) = world.account_for_token(token) {
-        return Ok(account.clone());
-    }
-    let issued = app
-        .oauth()
-        .access_token(token)
-        .filter(|t| !t.revoked && app.clock().now() < t.expires_at);
-    issued
-        .and_then(|t| world.account(&t.account).cloned())
-        .ok_or_else(|| {
-            ApiError::unauthorized(
-                "invalid API key: use alice-dev-token or bob-dev-token, or a current OAuth access token",
-            )
-        })
-}
 
 /// `x-ratelimit-*` headers as the live API sends them (limit, remaining, reset, used).
 fn rate_limit_headers(response: &mut Response, used: usize, reset: i64) {
@@ -90,10 +51,9 @@ fn request_id(response: &mut Response, id: &str) {
 /// `POST /v1/agent` (≡ `/v1/responses` ≡ `/responses`).
 pub(crate) async fn create(
     State(app): State<AgentState>,
-    headers: HeaderMap,
+    Authenticated { account, .. }: AgentAccount,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let account = authenticate(&app, &headers)?;
     let (used, reset) = app.agent().count_request(&account.id, app.clock().now());
     let validated = validate::create_request(&body)?;
     check_tools_for_account(&validated, &account)?;
@@ -236,9 +196,8 @@ pub(crate) async fn retrieve(
     State(app): State<AgentState>,
     PathIds(id): PathIds<String>,
     query: Result<Query<RetrieveQuery>, axum::extract::rejection::QueryRejection>,
-    headers: HeaderMap,
+    Authenticated { account, .. }: AgentAccount,
 ) -> Result<Response, ApiError> {
-    let account = authenticate(&app, &headers)?;
     let Query(query) = query.map_err(|e| {
         ApiError::invalid_request(format!(
             "invalid query: {e}; use starting_after=<sequence number>&stream=true"
@@ -284,9 +243,8 @@ pub(crate) async fn retrieve(
 pub(crate) async fn cancel(
     State(app): State<AgentState>,
     PathIds(id): PathIds<String>,
-    headers: HeaderMap,
+    Authenticated { account, .. }: AgentAccount,
 ) -> Result<Response, ApiError> {
-    let account = authenticate(&app, &headers)?;
     // The live API answers an unknown id like a terminal one (recorded 400); the docs say 404,
     // which an account's `documented_cancel_errors` switches to.
     let terminal_error =
@@ -310,9 +268,8 @@ pub(crate) async fn cancel(
 pub(crate) async fn files(
     State(app): State<AgentState>,
     PathIds(id): PathIds<String>,
-    headers: HeaderMap,
+    Authenticated { account, .. }: AgentAccount,
 ) -> Result<Response, ApiError> {
-    let account = authenticate(&app, &headers)?;
     let run = owned(&app, &account, &id)?;
     let data: Vec<Value> = run
         .state()
@@ -335,9 +292,8 @@ pub(crate) async fn files(
 pub(crate) async fn file_content(
     State(app): State<AgentState>,
     PathIds((id, file_id)): PathIds<(String, String)>,
-    headers: HeaderMap,
+    Authenticated { account, .. }: AgentAccount,
 ) -> Result<Response, ApiError> {
-    let account = authenticate(&app, &headers)?;
     let run = owned(&app, &account, &id)?;
     let file = run
         .state()

@@ -210,6 +210,24 @@ impl Store {
         self.runs().insert(run.id.clone(), run);
     }
 
+    /// Every run not forgotten, whoever owns it (for the dashboard), in no particular order.
+    pub(crate) fn listing(&self) -> Vec<Arc<Run>> {
+        self.runs()
+            .values()
+            .filter(|run| !run.is_forgotten())
+            .cloned()
+            .collect()
+    }
+
+    /// The run with this id, whoever owns it (for the dashboard's cancel button); a forgotten
+    /// one looks unknown.
+    pub(crate) fn any(&self, id: &str) -> Option<Arc<Run>> {
+        self.runs()
+            .get(id)
+            .filter(|run| !run.is_forgotten())
+            .cloned()
+    }
+
     /// The run with this id if `account` owns it; another account's run, and a forgotten
     /// one, look unknown.
     pub(crate) fn get(&self, account: &str, id: &str) -> Option<Arc<Run>> {

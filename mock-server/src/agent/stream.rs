@@ -4,13 +4,17 @@
 //! event, so a dropped stream resumes with `starting_after`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::body::Body;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use bytes::Bytes;
-use http::{HeaderValue, header};
 
 use super::store::Run;
+use crate::http::sse;
+
+/// How long a stream may stay silent before a keep-alive comment (`:`, which both SDKs skip)
+/// tells proxies it is still open: a background-length step can leave a stream quiet for a while.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// An SSE response replaying `run`'s events from index `from` and following it to its end.
 pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
@@ -28,11 +32,13 @@ pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
                     )
                 };
                 if let Some(event) = event {
-                    let frame = format!("data: {event}\n\n");
-                    return Some((
-                        Ok::<Bytes, std::convert::Infallible>(Bytes::from(frame)),
-                        (run, next + 1, changes),
-                    ));
+                    let data = event.to_string();
+                    let frame: Bytes = sse::Event {
+                        data: &data,
+                        ..sse::Event::default()
+                    }
+                    .encode();
+                    return Some((frame, (run, next + 1, changes)));
                 }
                 if terminal && next >= len {
                     return None;
@@ -43,12 +49,5 @@ pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
             }
         },
     );
-    let mut response = Body::from_stream(frames).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream; charset=utf-8"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    response
+    sse::response(frames, KEEP_ALIVE)
 }

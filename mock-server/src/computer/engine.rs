@@ -171,6 +171,17 @@ impl Engine {
         self.changed.notify_waiters();
     }
 
+    /// Every thread's id and owner, oldest first (for the dashboard, which lists them all).
+    pub(crate) fn thread_owners(&self) -> Vec<(String, String)> {
+        let threads = self.threads();
+        let mut listed: Vec<(&Thread, (String, String))> = threads
+            .values()
+            .map(|t| (t, (t.id.clone(), t.owner.clone())))
+            .collect();
+        listed.sort_by_key(|(t, _)| t.entries.first().map(|e| e.created_at));
+        listed.into_iter().map(|(_, ids)| ids).collect()
+    }
+
     /// A fresh id for a message a call sends.
     pub(crate) fn next_message_id(&self) -> u64 {
         self.message_ids.fetch_add(1, Ordering::Relaxed)

@@ -35,6 +35,7 @@ async fn sign_in_page(
 ) -> Response {
     match service.visit_sign_in(&thread, &request, false) {
         SignInVisit::Missing => page_not_found("This sign-in link is unknown or has expired."),
+        SignInVisit::AlreadyDone { display_name } => already_signed_in(&display_name),
         SignInVisit::Found {
             display_name,
             completed: true,
@@ -55,12 +56,23 @@ async fn sign_in_page(
     }
 }
 
+/// A used sign-in link: it says so instead of "unknown", as Perplexity's page does.
+fn already_signed_in(display_name: &str) -> Response {
+    page(
+        &format!("{} already connected", escape(display_name)),
+        "<p>This sign-in was already completed. You can close this page; Computer has what it \
+         needs.</p>",
+    )
+    .into_response()
+}
+
 async fn sign_in_submit(
     State(service): State<Service>,
     Path((thread, request)): Path<(String, String)>,
 ) -> Response {
     match service.visit_sign_in(&thread, &request, true) {
         SignInVisit::Missing => page_not_found("This sign-in link is unknown or has expired."),
+        SignInVisit::AlreadyDone { display_name } => already_signed_in(&display_name),
         SignInVisit::Found { display_name, .. } => page(
             &format!("{} connected", escape(&display_name)),
             "<p>You're signed in. You can close this page.</p>",
@@ -73,16 +85,22 @@ async fn form_page(
     State(service): State<Service>,
     Path((thread, request)): Path<(String, String)>,
 ) -> Response {
-    match service.form_title(&thread, &request) {
-        Some((title, false)) => page(
-            &escape(&title),
-            "<p>Complete this form here, then continue the conversation with the same \
-             thread_id.</p><form method=\"post\"><button type=\"submit\">Done</button></form>",
-        )
-        .into_response(),
-        Some((title, true)) => page(
-            &escape(&title),
-            "<p>Done. Continue the conversation with the same thread_id.</p>",
+    match service.form(&thread, &request, false) {
+        Some(form) if form.submitted => form_submitted(&form.title, true),
+        Some(form) => page(
+            &escape(&form.title),
+            &format!(
+                "<p>{instructions}</p>\
+                 <form method=\"post\">\
+                 <p><label for=\"details\">{title}</label><br>\
+                 <textarea id=\"details\" name=\"details\" rows=\"4\" cols=\"40\" required>\
+                 </textarea></p>\
+                 <button type=\"submit\">Submit</button></form>\
+                 <p><small>Nothing you enter is kept: submitting completes this step, as \
+                 Perplexity's page does.</small></p>",
+                instructions = escape(&form.instructions),
+                title = escape(&form.title),
+            ),
         )
         .into_response(),
         None => page_not_found("This form link is unknown or the form is no longer needed."),
@@ -93,15 +111,23 @@ async fn form_submit(
     State(service): State<Service>,
     Path((thread, request)): Path<(String, String)>,
 ) -> Response {
-    match service.finish_form(&thread, &request) {
-        Some(title) => page(
-            &escape(&title),
-            "<p>Done. Continue the conversation with the same thread_id; a task continues by \
-             itself.</p>",
-        )
-        .into_response(),
+    match service.form(&thread, &request, true) {
+        Some(form) => form_submitted(&form.title, form.submitted),
         None => page_not_found("This form link is unknown or the form is no longer needed."),
     }
+}
+
+/// The page after a form was submitted (`before`: on an earlier visit).
+fn form_submitted(title: &str, before: bool) -> Response {
+    let when = if before { "was already" } else { "is" };
+    page(
+        &format!("{} submitted", escape(title)),
+        &format!(
+            "<p>This form {when} submitted. Continue the conversation with the same thread_id \
+             so Computer goes on; a task goes on by itself.</p>"
+        ),
+    )
+    .into_response()
 }
 
 async fn stop_page(State(service): State<Service>, Path(thread): Path<String>) -> Response {

@@ -82,6 +82,11 @@ impl Endpoint {
             .with_state(self.clone())
     }
 
+    /// Every MCP task, for the dashboard.
+    pub(crate) fn tasks(&self) -> Vec<tasks::TaskRow> {
+        self.inner.tasks.listing()
+    }
+
     /// Forgets every thread, task, pending in-call question and handshake session (`POST
     /// /_mock/reset`); a later answer or poll is refused as unknown, a later request in a
     /// session gets 404 (the client initializes again).

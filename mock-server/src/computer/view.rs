@@ -139,7 +139,8 @@ pub(crate) fn dropped_message(thread: &Thread) -> Checkpoint {
     )
 }
 
-fn event(entry: &Entry) -> Event {
+/// The `event` a result reports for `entry` where it stands.
+pub(crate) fn event(entry: &Entry) -> Event {
     match &entry.phase {
         Phase::Running { .. } => Event::Timeout,
         Phase::Sleeping { .. } => Event::Sleep,

@@ -11,6 +11,7 @@ use crate::clock::Clock;
 use crate::computer::Computer;
 use crate::fixtures::Catalog;
 use crate::journal::Journal;
+use crate::oauth;
 use crate::world::World;
 
 /// The control surface's state; cheap to clone (one `Arc`).
@@ -35,6 +36,8 @@ pub(crate) struct ControlSetup {
     pub(crate) computer: Computer,
     /// The Agent API's responses (reset).
     pub(crate) agent: Arc<agent::Store>,
+    /// The authorization server's sign-ins (revoked).
+    pub(crate) oauth: Arc<oauth::Store>,
 }
 
 impl ControlState {
@@ -72,6 +75,10 @@ impl ControlState {
     /// The Agent API's responses.
     pub(crate) fn agent(&self) -> &agent::Store {
         &self.inner.agent
+    }
+    /// The authorization server's sign-ins.
+    pub(crate) fn oauth(&self) -> &oauth::Store {
+        &self.inner.oauth
     }
 }
 

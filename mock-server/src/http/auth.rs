@@ -65,10 +65,6 @@ pub(crate) enum Audience<'a> {
     /// Only tokens issued for this resource URI (RFC 8707).
     Resource(&'a str),
     /// Tokens issued for any resource this server protects.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the Agent API moves onto this authenticator next")
-    )]
     Any,
 }
 

@@ -6,6 +6,9 @@
 //! exchanges just before `seq` S that the selection covers were dropped from the full journal.
 //! The headers tell how full the journal is (`x-journal-kept`, `x-journal-bytes`,
 //! `x-journal-dropped`, `x-journal-next-seq`).
+//!
+//! With `normalize=true` the selection is answered at once as one JSON array, normalised for
+//! snapshot tests (see [`super::normalize`]).
 
 use std::collections::BTreeSet;
 use std::convert::Infallible;
@@ -29,16 +32,31 @@ const PAGE: usize = 64;
 
 /// The handler.
 pub(crate) async fn serve(State(journal): State<Journal>, RawQuery(raw): RawQuery) -> Response {
-    let (query, follow) = match JournalQuery::parse(raw.as_deref().unwrap_or_default()) {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                axum::Json(json!({"error": message})),
-            )
-                .into_response();
-        }
+    let refuse = |message: String| {
+        (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"error": message})),
+        )
+            .into_response()
     };
+    let (raw, normalized) = match take_normalize(raw.as_deref().unwrap_or_default()) {
+        Ok(split) => split,
+        Err(message) => return refuse(message),
+    };
+    let (query, follow) = match JournalQuery::parse(&raw) {
+        Ok(parsed) => parsed,
+        Err(message) => return refuse(message),
+    };
+    if normalized {
+        if follow {
+            return refuse(
+                "normalize=true numbers its placeholders over the whole selection, so it cannot \
+                 follow new exchanges; drop follow=true (or normalize=true)"
+                    .into(),
+            );
+        }
+        return normalized_answer(&journal, &query);
+    }
     let stats = journal.stats();
     let body = if follow {
         Body::from_stream(following(journal, query))
@@ -61,6 +79,38 @@ pub(crate) async fn serve(State(journal): State<Journal>, RawQuery(raw): RawQuer
             headers.insert(name, value);
         }
     }
+    response
+}
+
+/// The query string without its `normalize` parameter, and whether it asked for the normalised
+/// view.
+fn take_normalize(raw: &str) -> Result<(String, bool), String> {
+    let mut normalized = false;
+    let mut rest = Vec::new();
+    for pair in raw.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=').unwrap_or((pair, "")) {
+            ("normalize", "" | "true" | "1") => normalized = true,
+            ("normalize", "false" | "0") => normalized = false,
+            ("normalize", other) => {
+                return Err(format!("normalize must be true or false, not `{other}`"));
+            }
+            _ => rest.push(pair),
+        }
+    }
+    Ok((rest.join("&"), normalized))
+}
+
+/// The selection normalised (see [`super::normalize`]): one pretty-printed JSON array.
+fn normalized_answer(journal: &Journal, query: &JournalQuery) -> Response {
+    let exchanges = journal.query(query);
+    let document = super::normalize::normalize(&exchanges);
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "[]".into());
+    text.push('\n');
+    let mut response = text.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 

@@ -30,7 +30,7 @@ pub enum StatusFilter {
 
 /// What `GET /_mock/journal` accepts, for the error sentence.
 const ACCEPTED: &str = "since=SEQ, limit=N, path=/exact/path or path=/prefix*, method=POST, \
-                        status=200 or status=4xx, follow=true";
+                        status=200 or status=4xx, follow=true, normalize=true";
 
 impl JournalQuery {
     /// Parses a query string (`since=5&path=/v1/*&follow=true`); also returns whether the

@@ -26,6 +26,12 @@ pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// The upload endpoint: its bodies stream past the journal.
 const UPLOAD_PATH: &str = "/_mock/uploads";
+/// What the dashboard (`/_mock`) reads once a second: its overview and its script and style.
+const DASHBOARD_READS: &[&str] = &[
+    "/_mock/overview",
+    "/_mock/dashboard.js",
+    "/_mock/dashboard.css",
+];
 
 /// What the middleware needs.
 #[derive(Clone)]
@@ -48,7 +54,11 @@ pub(crate) async fn record(
     next: Next,
 ) -> Response {
     let path = request.uri().path().to_owned();
-    if path == JOURNAL_PATH {
+    // Reading the journal, and the dashboard's own polling, would otherwise fill the journal
+    // with reads of itself.
+    if path == JOURNAL_PATH
+        || (request.method() == http::Method::GET && DASHBOARD_READS.contains(&path.as_str()))
+    {
         return next.run(request).await;
     }
     let Recorder { journal, clock } = recorder;

@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
-/// How long an access token lives (virtual time); `expires_in` says the same.
+/// How long an access token lives by default (virtual time); `expires_in` says the same.
 pub(crate) const ACCESS_TOKEN_TTL: Duration = Duration::hours(1);
 /// How long a refresh token lives if it is never used.
 pub(crate) const REFRESH_TOKEN_TTL: Duration = Duration::days(30);
@@ -137,12 +137,18 @@ pub(crate) struct Store {
     max_clients: usize,
     /// Most authorization codes and consent requests kept (expired ones are swept first).
     max_codes: usize,
+    /// How long the access tokens it issues live.
+    access_lifetime: Duration,
 }
 
 impl Default for Store {
     fn default() -> Self {
         let limits = crate::limits::StateLimits::default();
-        Self::new(limits.max_oauth_clients, limits.max_oauth_codes)
+        Self::new(
+            ACCESS_TOKEN_TTL,
+            limits.max_oauth_clients,
+            limits.max_oauth_codes,
+        )
     }
 }
 
@@ -173,19 +179,34 @@ impl Inner {
     }
 }
 
+/// How many tokens a revocation ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Revoked {
+    /// Access tokens that were still usable.
+    pub(crate) access_tokens: usize,
+    /// Refresh tokens that were still usable.
+    pub(crate) refresh_tokens: usize,
+}
+
 fn random(prefix: &str) -> String {
     format!("{prefix}{}", Uuid::new_v4().simple())
 }
 
 impl Store {
-    /// An empty store keeping at most `max_clients` clients and `max_codes` outstanding codes
-    /// and consent requests.
-    pub(crate) fn new(max_clients: usize, max_codes: usize) -> Self {
+    /// An empty store whose access tokens live `access_lifetime` of virtual time, keeping at
+    /// most `max_clients` clients and `max_codes` outstanding codes and consent requests.
+    pub(crate) fn new(access_lifetime: Duration, max_clients: usize, max_codes: usize) -> Self {
         Self {
             inner: Mutex::default(),
+            access_lifetime,
             max_clients,
             max_codes,
         }
+    }
+
+    /// How long the access tokens it issues live (`expires_in`).
+    pub(crate) fn access_lifetime(&self) -> Duration {
+        self.access_lifetime
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -287,6 +308,23 @@ impl Store {
         }
     }
 
+    /// Revokes every access and refresh token issued for `account` (every account's when
+    /// `None`), as an administrator signing the person out would: the client must sign in again.
+    pub(crate) fn revoke_account(&self, account: Option<&str>) -> Revoked {
+        let mut inner = self.lock();
+        let mine = |owner: &str| account.is_none_or(|a| a == owner);
+        let mut revoked = Revoked::default();
+        for token in inner.access.values_mut().filter(|t| mine(&t.account)) {
+            revoked.access_tokens += usize::from(!token.revoked);
+            token.revoked = true;
+        }
+        for token in inner.refresh.values_mut().filter(|t| mine(&t.account)) {
+            revoked.refresh_tokens += usize::from(!token.revoked && !token.used);
+            token.revoked = true;
+        }
+        revoked
+    }
+
     /// Mints an access token and a refresh token in `family`.
     pub(crate) fn issue_tokens(
         &self,
@@ -305,7 +343,7 @@ impl Store {
             AccessToken {
                 account: account.to_owned(),
                 resource: resource.to_owned(),
-                expires_at: crate::clock::after(now, ACCESS_TOKEN_TTL),
+                expires_at: crate::clock::after(now, self.access_lifetime),
                 family: family.to_owned(),
                 revoked: false,
             },

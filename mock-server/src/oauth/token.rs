@@ -18,7 +18,7 @@ use super::error::{Code, OAuthError};
 use super::pkce::s256_challenge;
 use super::resource::canonical_resource;
 use super::state::OAuthState;
-use super::store::{self, ACCESS_TOKEN_TTL, AuthMethod, Issued, Store};
+use super::store::{self, AuthMethod, Issued, Store};
 use crate::http::encoding::base64_decode;
 
 /// `POST /oauth/token` (form-encoded).
@@ -53,7 +53,7 @@ pub(crate) async fn token(
             let mut response = Json(json!({
                 "access_token": issued.access_token,
                 "token_type": "Bearer",
-                "expires_in": ACCESS_TOKEN_TTL.num_seconds(),
+                "expires_in": app.oauth().access_lifetime().num_seconds(),
                 "refresh_token": issued.refresh_token,
                 "scope": issued.scope,
             }))

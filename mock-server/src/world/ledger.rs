@@ -82,6 +82,28 @@ impl Ledger {
         reset
     }
 
+    /// When the account's exhausted quota comes back, if it is exhausted.
+    pub(super) fn quota_exhausted_until(&self, account: &str) -> Option<DateTime<Utc>> {
+        self.quota_exhausted_until.get(account).copied()
+    }
+
+    /// Credits spent since the last top-up, against the spending limit.
+    pub(super) fn spent(&self, account: &str) -> i64 {
+        self.spent.get(account).copied().unwrap_or(0)
+    }
+
+    /// Puts one account back where the world file starts it: its balance, its quota, nothing
+    /// spent. Returns the balance.
+    pub(super) fn reopen(&mut self, account: &Account) -> i64 {
+        self.credits.insert(account.id.clone(), account.credits);
+        self.spent.remove(&account.id);
+        match account.quota_reset_date {
+            Some(reset) => self.quota_exhausted_until.insert(account.id.clone(), reset),
+            None => self.quota_exhausted_until.remove(&account.id),
+        };
+        account.credits
+    }
+
     pub(super) fn apply_once(&mut self, key: &str) -> bool {
         self.applied_refusals.insert(key.to_owned())
     }

@@ -18,7 +18,12 @@ pub(crate) enum SignInVisit {
         /// Whether the sign-in is done now.
         completed: bool,
     },
-    /// No such sign-in (unknown link, or the request ended).
+    /// The sign-in was finished (or dismissed) earlier: a used link.
+    AlreadyDone {
+        /// The connector's display name.
+        display_name: String,
+    },
+    /// No such sign-in (unknown link).
     Missing,
 }
 
@@ -35,6 +40,17 @@ fn page_title(phase: &Phase, request: &str) -> Option<String> {
         } if request_id == request => Some("Two-factor authentication".to_owned()),
         _ => None,
     }
+}
+
+/// A form only Perplexity shows, as its page renders it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FormPage {
+    /// The form's title, from the scenario.
+    pub(crate) title: String,
+    /// What Computer said about it, from the scenario.
+    pub(crate) instructions: String,
+    /// Whether it had been submitted before this visit.
+    pub(crate) submitted: bool,
 }
 
 /// A file to serve.
@@ -66,12 +82,26 @@ impl Service {
                     }
                     _ => None,
                 });
-                let Some(found) = found else {
+                // A link whose sign-in ended: the request moved to the entry's past requests.
+                let past = || {
+                    t.entries
+                        .iter()
+                        .rev()
+                        .flat_map(|e| e.past_requests.iter())
+                        .find(|r| r.id == request)
+                        .cloned()
+                };
+                let Some(found) = found.or_else(past) else {
                     return SignInVisit::Missing;
                 };
                 let RequestKind::SignIn(spec) = &found.kind else {
                     return SignInVisit::Missing;
                 };
+                if found.state != RequestState::Open {
+                    return SignInVisit::AlreadyDone {
+                        display_name: spec.display_name.clone(),
+                    };
+                }
                 let completed = if submit {
                     t.resolve(request, RequestState::CompletedOnPage, now);
                     true
@@ -86,31 +116,32 @@ impl Service {
             .unwrap_or(SignInVisit::Missing)
     }
 
-    /// The title of page `request` of `thread` (a Perplexity-only form, or two-factor), and
-    /// whether the user finished it, while the thread still waits on it.
-    pub(crate) fn form_title(&self, thread: &str, request: &str) -> Option<(String, bool)> {
-        self.engine
-            .with_any_thread(thread, |t| {
-                let entry = t.latest()?;
-                let title = page_title(&entry.phase, request)?;
-                Some((title, entry.pages_done.iter().any(|d| d == request)))
-            })
-            .flatten()
-    }
-
-    /// The page's button: the user finished form `request` of `thread` in Perplexity. The
-    /// request continues with the next message (a task's poll sends one by itself). `None`:
-    /// no such page is waiting.
-    pub(crate) fn finish_form(&self, thread: &str, request: &str) -> Option<String> {
+    /// Form `request` of `thread` (a Perplexity-only form, or two-factor), while the thread
+    /// still waits on it; `submit`: its button was pressed, which completes the form's step.
+    /// The request continues with the next message, as the document says (a task's poll
+    /// sends one by itself).
+    pub(crate) fn form(&self, thread: &str, request: &str, submit: bool) -> Option<FormPage> {
+        let now = self.now();
         self.engine
             .with_any_thread(thread, |t| {
                 let entry = t.entries.last_mut()?;
                 let title = page_title(&entry.phase, request)?;
-                if !entry.pages_done.iter().any(|d| d == request) {
+                let already = entry.pages_done.iter().any(|d| d == request);
+                if submit && !already {
                     entry.pages_done.push(request.to_owned());
+                    if let Some(step) = entry.steps.iter_mut().rev().find(|s| {
+                        s.title == title && s.kind == "ask_user" && s.status == "input_required"
+                    }) {
+                        step.status = "completed";
+                        step.completed_at = Some(now);
+                    }
                     entry.checkpoint += 1;
                 }
-                Some(title)
+                Some(FormPage {
+                    title,
+                    instructions: entry.outcome_text.clone(),
+                    submitted: already,
+                })
             })
             .flatten()
     }

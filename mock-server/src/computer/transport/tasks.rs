@@ -63,6 +63,40 @@ impl Tasks {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Every task, oldest first, as the dashboard lists them: the status is the one the last
+    /// `tasks/get` saw (`None` before the first poll).
+    pub(crate) fn listing(&self) -> Vec<TaskRow> {
+        let mut rows: Vec<TaskRow> = self
+            .lock()
+            .values()
+            .map(|t| {
+                let seen: Option<Value> = t
+                    .last_seen
+                    .as_deref()
+                    .and_then(|s| serde_json::from_str(s).ok());
+                let field = |name: &str| {
+                    seen.as_ref()
+                        .and_then(|v| v.get(name))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                };
+                TaskRow {
+                    task_id: t.id.clone(),
+                    account: t.account.clone(),
+                    thread_id: t.thread_id.clone(),
+                    created_at: iso(t.created_at),
+                    last_updated_at: iso(t.last_updated_at),
+                    ttl_ms: t.ttl_ms,
+                    poll_interval_ms: announced_interval(t),
+                    last_polled_status: field("status"),
+                    last_polled_message: field("statusMessage"),
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        rows
+    }
+
     /// The newest task on a thread, if any.
     fn current(&self, account: &str, thread_id: &str) -> Option<String> {
         self.lock()
@@ -79,6 +113,29 @@ impl Tasks {
         let expires = task.created_at + to_chrono(Duration::from_millis(task.ttl_ms));
         (now < expires).then(|| task.clone())
     }
+}
+
+/// A task as the dashboard lists it (`GET /_mock/tasks`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TaskRow {
+    /// The `taskId`.
+    pub(crate) task_id: String,
+    /// The account that created it.
+    pub(crate) account: String,
+    /// The thread it follows.
+    pub(crate) thread_id: String,
+    /// When it was created (virtual time).
+    pub(crate) created_at: String,
+    /// When a poll last saw it change.
+    pub(crate) last_updated_at: String,
+    /// Its lifetime.
+    pub(crate) ttl_ms: u64,
+    /// The poll interval it asks for.
+    pub(crate) poll_interval_ms: u64,
+    /// The `status` the last `tasks/get` answered.
+    pub(crate) last_polled_status: Option<String>,
+    /// The `statusMessage` the last `tasks/get` answered.
+    pub(crate) last_polled_message: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +161,16 @@ struct Task {
     used_keys: HashSet<String>,
     /// How often each request was asked again after a `decline`/`cancel` left it open.
     rounds: HashMap<String, u32>,
+}
+
+/// The poll interval `task`'s latest answer announced (its creation's before any poll).
+fn announced_interval(task: &Task) -> u64 {
+    let schedule = &task.poll_intervals_ms;
+    schedule
+        .get(task.answers.saturating_sub(1))
+        .or(schedule.last())
+        .copied()
+        .unwrap_or(DEFAULT_POLL_INTERVAL_MS)
 }
 
 fn invalid_params(id: &RequestId, message: String) -> Response {
