@@ -301,6 +301,18 @@ impl World {
         self.offer().task_settings(account, mode, model, effort)
     }
 
+    /// Whether the account may choose mode `name`.
+    pub(crate) fn offers_mode(&self, account: &Account, name: &str) -> bool {
+        self.offer().offers_mode(account, name)
+    }
+
+    /// The efforts of model `id`, if the account may choose it.
+    pub(crate) fn model_efforts(&self, account: &Account, id: &str) -> Option<Vec<String>> {
+        self.offer()
+            .model_efforts(account, id)
+            .map(<[String]>::to_vec)
+    }
+
     /// The `models_list` result for an account.
     pub(crate) fn models_list(&self, account: &Account) -> ModelsList {
         ModelsList::new(Arc::clone(&self.fixture), self.offer().models_list(account))
@@ -310,6 +322,7 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn projects_are_listed_to_their_members_with_each_members_role() {
@@ -390,5 +403,51 @@ mod tests {
         assert_eq!(alice["modes"].as_array().map(Vec::len), Some(4));
         assert_eq!(bob["modes"].as_array().map(Vec::len), Some(2));
         assert_eq!(bob["default_model"], "claude-sonnet-4-5");
+    }
+
+    #[test]
+    fn the_typed_offer_checks_what_models_list_shows() {
+        // `call_perplexity_computer` checks mode, model and effort against the typed offer;
+        // it must accept exactly what `models_list` renders for the same account.
+        let world = World::builtin();
+        for account in world.accounts() {
+            let listed = world.models_list(account);
+            let modes: Vec<&str> = listed["modes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m["mode"].as_str())
+                .collect();
+            for mode in ["light", "standard", "high", "ultra", "nope"] {
+                assert_eq!(
+                    world.offers_mode(account, mode),
+                    modes.contains(&mode),
+                    "{} {mode}",
+                    account.id
+                );
+            }
+            for model in listed["models"].as_array().into_iter().flatten() {
+                let id = model["id"].as_str().unwrap_or_default();
+                let efforts = world.model_efforts(account, id).map(|e| json!(e));
+                assert_eq!(
+                    efforts.as_ref(),
+                    Some(&model["efforts"]),
+                    "{} {id}",
+                    account.id
+                );
+            }
+            assert_eq!(world.model_efforts(account, "no-such-model"), None);
+        }
+        // A model the free plan does not offer has no efforts for bob.
+        let alice = world.account("alice").expect("alice");
+        let bob = world.account("bob").expect("bob");
+        let paid_only = world.models_list(alice)["models"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["id"].as_str())
+            .find(|id| world.model_efforts(bob, id).is_none())
+            .map(str::to_owned);
+        assert!(paid_only.is_some(), "alice is offered a model bob is not");
     }
 }

@@ -53,6 +53,17 @@ impl<'a> Offer<'a> {
         })
     }
 
+    /// Whether the account may choose mode `name` (what `models_list` lists under `modes`).
+    pub(super) fn offers_mode(&self, account: &Account, name: &str) -> bool {
+        self.mode_offered(account, name).is_some()
+    }
+
+    /// The efforts of model `id`, if the account may choose it (what `models_list` lists).
+    pub(super) fn model_efforts(&self, account: &Account, id: &str) -> Option<&'a [String]> {
+        self.model_offered(account, id)
+            .map(|m| m.efforts.as_slice())
+    }
+
     /// The settings a request runs with: the `mode`, or the `model` with `effort` (else the
     /// model's `default_effort`), or the account's defaults when neither is given. `None` if a
     /// value is not offered to the account's plan.

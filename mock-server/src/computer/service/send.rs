@@ -2,7 +2,6 @@
 //! continuing one, after the checks the document makes before anything is sent (access,
 //! credits, quota, settings, attachments).
 
-use serde::Deserialize;
 use serde_json::json;
 
 use super::{Service, Wait, refuse};
@@ -30,27 +29,6 @@ impl Sent {
             delivered: None,
         }
     }
-}
-
-/// The modes and models an account may choose, as far as the settings checks need them.
-#[derive(Debug, Default, Deserialize)]
-struct Offered {
-    #[serde(default)]
-    modes: Vec<OfferedMode>,
-    #[serde(default)]
-    models: Vec<OfferedModel>,
-}
-
-#[derive(Debug, Deserialize)]
-struct OfferedMode {
-    mode: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct OfferedModel {
-    id: String,
-    #[serde(default)]
-    efforts: Vec<String>,
 }
 
 impl Service {
@@ -331,14 +309,12 @@ impl Service {
         Ok(())
     }
 
-    /// The mode, or the model and its effort, are ones the account is offered.
+    /// The mode, or the model and its effort, are ones the account is offered (the world's
+    /// typed offer, the same one `models_list` is rendered from).
     fn check_offered(&self, account: &Account, args: &CallComputer) -> Result<(), String> {
-        // The world describes the offer in the shape of `models_list`; read it typed, once.
-        let offered: Offered = serde_json::to_value(self.engine.world.models_list(account))
-            .and_then(serde_json::from_value)
-            .unwrap_or_default();
+        let world = &self.engine.world;
         if let Some(mode) = args.mode.as_deref()
-            && !offered.modes.iter().any(|m| m.mode == mode)
+            && !world.offers_mode(account, mode)
         {
             return Err(format!(
                 "Argument `mode`: `{mode}` isn't available to this account; models_list shows \
@@ -346,16 +322,16 @@ impl Service {
             ));
         }
         if let Some(model) = args.model.as_deref() {
-            let Some(found) = offered.models.iter().find(|m| m.id == model) else {
+            let Some(efforts) = world.model_efforts(account, model) else {
                 return Err(format!(
                     "Argument `model`: `{model}` isn't available to this account; use an `id` \
                      from models_list."
                 ));
             };
             if let Some(effort) = args.effort.as_deref()
-                && !found.efforts.iter().any(|e| e == effort)
+                && !efforts.iter().any(|e| e == effort)
             {
-                let efforts = json!(found.efforts);
+                let efforts = json!(efforts);
                 return Err(format!(
                     "Argument `effort`: `{effort}` isn't offered for model `{model}`; choose one \
                      of {efforts}."
