@@ -7,7 +7,10 @@ manual clock); the test opens the dashboard, advances the clock with its button,
 wait on the question, answers it with the keyboard (Space picks the choice, Tab reaches the
 Answer button, Enter presses it), advances again, and checks with `read_thread` that the
 conversation moved on and finished. It then opens the journal as a page, filters it and expands
-an exchange. Screenshots of each view go to the artifact directory.
+an exchange. Then the pages behind Computer's URLs: the interaction-required form (filled in
+and submitted with the keyboard; the host's next message finishes the task), real files (the
+PDF renders in Chromium's viewer, the JPEG decodes, the CSV is text/csv) and the published
+website. Screenshots of each view go to the artifact directory.
 
 Usage: browser-test.py MOCK_BINARY ARTIFACT_DIR
 """
@@ -118,6 +121,34 @@ class Mock:
         if "result" not in answer:
             raise Failure(f"tools/call {name} failed: {text[:400]}")
         return answer["result"]["structuredContent"]
+
+    def advance(self, ms):
+        """Moves the manual clock on (`POST /_mock/clock/advance`)."""
+        status, text = http("POST", self.url + "/_mock/clock/advance", {"ms": ms})
+        if status != 200:
+            raise Failure(f"clock/advance answered {status}: {text[:300]}")
+
+    def call_while_advancing(self, name, arguments, request_id):
+        """A tools/call whose answer needs virtual time: the clock advances until it returns."""
+        done = {}
+
+        def call():
+            try:
+                done["result"] = self.call_tool(name, arguments, request_id)
+            except Exception as e:  # reported below
+                done["error"] = e
+
+        caller = threading.Thread(target=call, daemon=True)
+        caller.start()
+        deadline = time.monotonic() + 60
+        while caller.is_alive() and time.monotonic() < deadline:
+            self.advance(60_000)
+            caller.join(timeout=0.2)
+        if "error" in done:
+            raise Failure(f"tools/call {name} failed: {done['error']}")
+        if "result" not in done:
+            raise Failure(f"tools/call {name} did not return while the clock advanced")
+        return done["result"]
 
     def stop(self):
         self.process.terminate()
@@ -317,6 +348,85 @@ def run(mock, browser, shots):
     browser.open(mock.url + "/_mock#accounts")
     wait_until("the accounts to show", lambda: len(browser.find_all("#accounts-body tr")) >= 2)
     browser.screenshot(os.path.join(shots, "06-accounts.png"))
+
+    form_page(mock, browser, shots)
+    real_files(mock, browser, shots)
+
+
+def form_page(mock, browser, shots):
+    """The form only Perplexity shows: built from the scenario, submitted with the keyboard."""
+    result = mock.call_while_advancing(
+        "call_perplexity_computer", {"message": "#interaction-required Book the hotel in Rome"}, 10
+    )
+    if result.get("event") != "interaction_required":
+        raise Failure(f"#interaction-required should end on interaction_required: {result}")
+    thread_id, url = result["thread_id"], result["interactive"]["url"]
+    if not url.startswith(mock.url + "/"):
+        raise Failure(f"the form's URL should point back at the mock: {url}")
+    browser.open(url)
+    if browser.text("h1") != "Enter payment details":
+        raise Failure(f"the form page should carry the scenario's title, not {browser.text('h1')!r}")
+    label = browser.script("return document.querySelector('label[for=details]').textContent;")
+    if label != "Enter payment details":
+        raise Failure(f"the form's field should be labelled, not {label!r}")
+    browser.script("document.querySelector('#details').focus();")
+    browser.keys(*"4242 4242 4242 4242")
+    browser.screenshot(os.path.join(shots, "07-form-page.png"))
+    browser.keys(KEY_TAB, KEY_ENTER)
+    wait_until("the form to say it was submitted", lambda: "submitted" in browser.text("h1"))
+    browser.screenshot(os.path.join(shots, "08-form-submitted.png"))
+    continued = mock.call_while_advancing(
+        "call_perplexity_computer",
+        {"message": "I entered the card details", "thread_id": thread_id}, 11,
+    )
+    if continued.get("task_status") != "completed":
+        raise Failure(f"after the form, the host's next message should finish the task: {continued}")
+    print("  the form page was submitted with the keyboard and the task finished")
+
+
+def real_files(mock, browser, shots):
+    """Files of their type: the PDF renders, the JPEG decodes, the published site opens."""
+    result = mock.call_while_advancing(
+        "call_perplexity_computer", {"message": "#files Summarize the survey"}, 20
+    )
+    files = {f["filename"]: f for f in result.get("files", [])}
+    if not {"survey-report.pdf", "responses.csv", "site.html"} <= files.keys():
+        raise Failure(f"#files should hand out the report, the CSV and the site: {result}")
+    status, csv = http("GET", files["responses.csv"]["url"], headers={"accept": "*/*"})
+    if status != 200 or not csv.startswith("respondent,score"):
+        raise Failure(f"the CSV should download as written: {status} {csv[:200]}")
+
+    browser.open(files["survey-report.pdf"]["url"])
+    # Chromium's viewer draws the page out of the document's reach; the screenshot shows it.
+    kind = wait_until("Chromium to open the PDF", lambda: browser.script(
+        "return document.contentType === 'application/pdf' ? document.contentType : null;"))
+    print(f"  the report opens in Chromium as {kind}")
+    browser.screenshot(os.path.join(shots, "09-pdf-report.png"))
+
+    # The published website: its published_url is on the mock and opens as a page.
+    thread_id = result["thread_id"]
+    assets = mock.call_tool("list_thread_assets", {"thread_id": thread_id}, 21)["assets"]
+    site = next(a for a in assets if a["filename"] == "site.html")
+    published = site["published_url"]
+    if not published.startswith(mock.url + "/_mock/sites/"):
+        raise Failure(f"published_url should point back at the mock: {published}")
+    if published not in result.get("text", ""):
+        raise Failure(f"the answer should name the site at its address on the mock: {result['text']}")
+    browser.open(published)
+    if browser.text("h1") != "Survey results":
+        raise Failure(f"the published site should show its page, not {browser.text('h1')!r}")
+    browser.screenshot(os.path.join(shots, "10-published-site.png"))
+
+    photos = mock.call_while_advancing(
+        "call_perplexity_computer", {"message": "#thread-assets Collect the photos"}, 22
+    )
+    photo = photos["files"][0]
+    browser.open(photo["url"])
+    width = wait_until("Chromium to decode the JPEG", lambda: browser.script(
+        "const i = document.images[0]; return i && i.complete && i.naturalWidth;"))
+    if photo.get("media_type") != "image/jpeg" or width != 8:
+        raise Failure(f"the photo should be an 8-pixel JPEG: {photo}, width {width}")
+    print(f"  {photo['filename']} decodes in Chromium ({width} px wide)")
 
 
 def main():

@@ -7,6 +7,7 @@
 
 mod dashboard;
 mod engine;
+mod files;
 mod model;
 mod pages;
 mod render;

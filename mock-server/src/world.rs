@@ -410,8 +410,10 @@ mod tests {
         // `call_perplexity_computer` checks mode, model and effort against the typed offer;
         // it must accept exactly what `models_list` renders for the same account.
         let world = World::builtin();
+        let rendered =
+            |account| serde_json::to_value(world.models_list(account)).expect("serializes");
         for account in world.accounts() {
-            let listed = world.models_list(account);
+            let listed = rendered(account);
             let modes: Vec<&str> = listed["modes"]
                 .as_array()
                 .into_iter()
@@ -441,7 +443,7 @@ mod tests {
         // A model the free plan does not offer has no efforts for bob.
         let alice = world.account("alice").expect("alice");
         let bob = world.account("bob").expect("bob");
-        let paid_only = world.models_list(alice)["models"]
+        let paid_only = rendered(alice)["models"]
             .as_array()
             .into_iter()
             .flatten()

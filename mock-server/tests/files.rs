@@ -105,11 +105,80 @@ async fn a_download_url_serves_the_file_bytes() {
         .await;
 
     assert_eq!(download.status, 200);
-    assert_eq!(download.headers["content-type"], "text/csv");
+    assert_eq!(download.headers["content-type"], "text/csv; charset=utf-8");
     assert_eq!(
         download.body,
         Value::String("respondent,score\n1,9\n2,7\n".to_owned())
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_pdf_download_is_a_real_pdf_of_the_size_listed() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let result = text_json(&first_turn(&mut client).await);
+    let report = &result["files"][0];
+    assert_eq!(report["filename"], "survey-report.pdf");
+
+    let download = mock.get(report["url"].as_str().expect("url")).await;
+
+    assert_eq!(download.status, 200);
+    assert_eq!(download.headers["content-type"], "application/pdf");
+    let body = download.body.as_str().expect("a PDF of ASCII text");
+    assert!(
+        body.starts_with("%PDF-1.4\n") && body.ends_with("%%EOF\n"),
+        "{body}"
+    );
+    assert!(body.contains("/Type /Page "), "one page: {body}");
+    assert_eq!(report["size_bytes"], body.len());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_published_website_is_served_by_the_mock_at_its_published_url() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    let first = text_json(&first_turn(&mut client).await);
+    let thread = thread_id(&first);
+    let listed = text_json(
+        &client
+            .call("list_thread_assets", json!({"thread_id": thread}))
+            .await,
+    );
+    let site = listed["assets"]
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["filename"] == "site.html"))
+        .expect("the site is listed");
+    let url = site["published_url"].as_str().expect("published_url");
+    let site_id = site["asset_id"].as_str().expect("asset_id");
+    assert_eq!(url, format!("{BASE}/_mock/sites/{site_id}/"));
+    assert!(
+        first["text"].as_str().is_some_and(|t| t.contains(url)),
+        "the answer names the site where it is: {}",
+        first["text"]
+    );
+
+    let page = mock.get(url).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.headers["content-type"], "text/html; charset=utf-8");
+    assert_eq!(
+        page.body,
+        Value::String("<h1>Survey results</h1>".to_owned())
+    );
+
+    // Public and lasting: a day and more later, with no token, it still opens.
+    mock.advance(Duration::from_secs(3 * 24 * 3600));
+    assert_eq!(mock.get(url).await.status, 200);
+    let bare = mock.get(url.trim_end_matches('/')).await;
+    assert_eq!(
+        bare.status, 308,
+        "the address without its / sends the browser there"
+    );
+    assert_eq!(
+        bare.headers["location"],
+        format!("/_mock/sites/{site_id}/").as_str()
+    );
+    let unknown = mock.get("/_mock/sites/asset_unknown/").await;
+    assert_eq!(unknown.status, 404);
 }
 
 #[tokio::test(start_paused = true)]
@@ -162,7 +231,12 @@ async fn list_thread_assets_shows_versions_primary_assets_and_the_published_site
     assert_eq!(report_v1["published_url"], Value::Null);
     assert_eq!(csv["is_primary_asset"], false);
     assert_eq!(csv["mime_type"], "text/csv");
-    assert_eq!(site["published_url"], "https://survey-results.pplx.app");
+    assert!(
+        site["published_url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with(&format!("{BASE}/_mock/sites/asset_"))),
+        "{site}"
+    );
     assert_eq!(site["asset_type"], "app");
     assert_eq!(report_v2["filename"], "survey-report.pdf");
     assert_eq!(report_v2["root_asset_id"], report_v1["asset_id"]);

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Mock, keys, text, thread_id};
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[tokio::test(start_paused = true)]
 async fn a_follow_up_with_the_same_thread_id_continues_the_thread() {
@@ -60,17 +60,22 @@ async fn the_second_turn_returns_the_pdf_file() {
     assert_eq!(keys(file), ["filename", "media_type", "size_bytes", "url"]);
     assert_eq!(file["filename"], "report.pdf");
     assert_eq!(file["media_type"], "application/pdf");
-    let content = "%PDF-1.4\n% Hacker News top 5 report (mock)\n";
-    assert_eq!(file["size_bytes"], content.len());
     let url = file["url"].as_str().expect("url");
+    // The scenario's comment line is the real PDF's text; size_bytes is what is served.
+    let served = mock.get(url).await;
+    let pdf = served.body.as_str().expect("a PDF of ASCII text");
+    assert!(
+        pdf.starts_with("%PDF-1.4\n") && pdf.contains("(Hacker News top 5 report \\(mock\\)) Tj"),
+        "{pdf}"
+    );
+    assert_eq!(file["size_bytes"], pdf.len());
     assert!(
         text(&second).contains(&format!("[report.pdf]({url})")),
         "the file is linked in text: {second}"
     );
     assert!(url.starts_with(common::BASE), "{url}");
-    let download = mock.get(url).await;
-    assert_eq!(download.status, 200);
-    assert_eq!(download.body, Value::String(content.to_owned()));
+    assert_eq!(served.status, 200);
+    assert_eq!(served.headers["content-type"], "application/pdf");
 }
 
 #[tokio::test(start_paused = true)]

@@ -482,6 +482,16 @@ impl Engine {
         }))
     }
 
+    /// The published website `asset_id`, whoever owns it: a published site is public.
+    pub(crate) fn published_site(&self, asset_id: &str) -> Option<Asset> {
+        self.threads().values().find_map(|t| {
+            t.assets
+                .iter()
+                .find(|a| a.asset_id == asset_id && a.spec.published_url.is_some())
+                .cloned()
+        })
+    }
+
     /// The asset behind a download token, if the token exists and has not expired.
     pub(crate) fn resolve_download(&self, token: &str) -> Result<Asset, DownloadError> {
         let download = self

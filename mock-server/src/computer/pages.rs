@@ -5,13 +5,14 @@
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 
 use super::engine::DownloadError;
+use super::files;
 use super::service::Service;
-use super::service::pages::SignInVisit;
-use crate::http::encoding::{escape, page, page_not_found};
+use super::service::pages::{FileDownload, SignInVisit};
+use crate::http::encoding::{escape, page, page_not_found, urlencode};
 
 /// The pages' routes.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Router<S> {
@@ -26,6 +27,8 @@ pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Rout
         )
         .route("/_mock/stop/{thread}", get(stop_page).post(stop_submit))
         .route("/_mock/files/{token}/{name}", get(download))
+        .route("/_mock/sites/{asset}", get(site_root))
+        .route("/_mock/sites/{asset}/", get(site))
         .with_state(service)
 }
 
@@ -155,18 +158,37 @@ async fn stop_submit(State(service): State<Service>, Path(thread): Path<String>)
     }
 }
 
+/// A file's bytes with its `Content-Type`.
+fn serve_file(file: FileDownload) -> Response {
+    let mut response = file.bytes.into_response();
+    let content_type = file.media_type.map(|m| files::content_type(&m));
+    if let Some(value) = content_type.and_then(|m| HeaderValue::from_str(&m).ok()) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+}
+
+/// A published website's address without its final `/`: the site's relative links resolve
+/// against the folder, so the mock sends the browser there.
+async fn site_root(Path(asset): Path<String>) -> Redirect {
+    Redirect::permanent(&format!("/_mock/sites/{}/", urlencode(&asset)))
+}
+
+/// A website Computer published: public, no token, no expiry (a preview link from
+/// `create_asset_download` is the one that lasts 24 hours).
+async fn site(State(service): State<Service>, Path(asset): Path<String>) -> Response {
+    match service.published_site(&asset) {
+        Some(file) => serve_file(file),
+        None => page_not_found("No website was published at this address."),
+    }
+}
+
 async fn download(
     State(service): State<Service>,
     Path((token, _name)): Path<(String, String)>,
 ) -> Response {
     match service.download(&token) {
-        Ok(file) => {
-            let mut response = file.bytes.into_response();
-            if let Some(value) = file.media_type.and_then(|m| HeaderValue::from_str(&m).ok()) {
-                response.headers_mut().insert(header::CONTENT_TYPE, value);
-            }
-            response
-        }
+        Ok(file) => serve_file(file),
         Err(DownloadError::Expired) => (
             StatusCode::FORBIDDEN,
             "This download link has expired. Call create_asset_download for a fresh one.",

@@ -160,6 +160,16 @@ impl Service {
         self.engine.with_any_thread(thread, |t| t.cancel(now))
     }
 
+    /// The published website `asset_id` (its page), if there is one.
+    pub(crate) fn published_site(&self, asset_id: &str) -> Option<FileDownload> {
+        let asset = self.engine.published_site(asset_id)?;
+        let (media_type, _) = view::file_facts(&asset);
+        Some(FileDownload {
+            bytes: view::file_bytes(&asset),
+            media_type: media_type.or(Some("text/html".to_owned())),
+        })
+    }
+
     /// The file behind download token `token`, if the link is valid and current.
     pub(crate) fn download(&self, token: &str) -> Result<FileDownload, DownloadError> {
         let asset = self.engine.resolve_download(token)?;

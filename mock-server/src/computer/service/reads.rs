@@ -105,7 +105,7 @@ impl Service {
         };
         let result = self
             .engine
-            .view_thread(&account.id, &args.thread_id, |thread, _| {
+            .view_thread(&account.id, &args.thread_id, |thread, links| {
                 // Pages are cut from all of the thread's assets and then filtered, as the
                 // service does: a filtered page can be empty while next_cursor is not null.
                 let total = thread.assets.len();
@@ -116,7 +116,7 @@ impl Service {
                     .unwrap_or_default()
                     .iter()
                     .filter(|a| entry_filter.is_none_or(|e| a.entry_id == e))
-                    .map(view::asset_item)
+                    .map(|a| view::asset_item(a, links))
                     .collect();
                 (assets, end, total)
             });
