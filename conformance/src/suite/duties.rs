@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Flow, ScenarioSpec, modern, spec};
+use super::spec::{Flow, ScenarioSpec, modern, spec};
 
 /// The duty scenarios, in the order reports list them (after the first ones).
 pub(super) const SCENARIOS: &[ScenarioSpec] = &[
