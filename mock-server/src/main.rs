@@ -238,7 +238,7 @@ fn print_banner(server: &MockServer, clock: ClockMode, auth: AuthMode, auto_cons
     );
     let _ = writeln!(
         out,
-        "  Control:       {base}/_mock  (journal, clock, scenarios, reset)"
+        "  Dashboard:     {base}/_mock  (accounts, threads, tasks, responses, journal, clock)"
     );
     let _ = writeln!(out, "  Virtual clock: {clock}");
     match auth {
