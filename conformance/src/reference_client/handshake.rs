@@ -367,6 +367,20 @@ impl Client {
                     .ask_url(url, "You are out of credits. Add credits here.")
                     .await
             }
+            None if self.io.breaks(ids::COMPUTER_CREDITS_NO_BILLING_URL) => {
+                // No page was offered; this client makes one up from the MCP URL's origin.
+                let origin = self
+                    .io
+                    .options
+                    .url
+                    .split("/rest/")
+                    .next()
+                    .unwrap_or_default();
+                let made_up = format!("{origin}/_mock/billing/alice");
+                self.io
+                    .ask_url(&made_up, "You are out of credits. Add credits here.")
+                    .await
+            }
             None => Ok(false),
         }
     }

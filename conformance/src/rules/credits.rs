@@ -38,6 +38,18 @@ pub(super) fn rules() -> Vec<Rule> {
             scenarios: &["insufficient-credits-during-task"],
             check: during_task,
         },
+        Rule {
+            id: ids::COMPUTER_CREDITS_NO_BILLING_URL,
+            summary: "a credit refusal without billing_url sends the user to no billing page (topping up would not help)",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "Interactive objects for account events",
+                quote: "billing_url is present only when topping up or changing a limit would help; it’s left out for reasons like a temporary service outage.",
+            },
+            scenarios: &["credit-check-outage"],
+            check: no_billing_url,
+        },
     ]
 }
 
@@ -102,6 +114,58 @@ fn before_send(t: &Transcript) -> Outcome {
     Outcome::Pass(format!(
         "the message was sent again after a top-up (#{})",
         resend.seq
+    ))
+}
+
+/// The billing pages the mock serves (`/_mock/billing/{account}`); a client that offers one the
+/// refusal did not name made it up.
+const BILLING_PAGES: &str = "/_mock/billing/";
+
+fn no_billing_url(t: &Transcript) -> Outcome {
+    let Some(refusal) = t.calls.iter().find(|c| {
+        c.event() == Some("insufficient_credits")
+            && c.result.pointer("/interactive/billing_url").is_none()
+    }) else {
+        return Outcome::Unobserved("no credit refusal came without a billing_url".into());
+    };
+    let next = t
+        .calls_named(CPC)
+        .find(|c| c.seq > refusal.seq)
+        .map_or(usize::MAX, |c| c.seq);
+    let asked = t.user.iter().find(|u| {
+        u.kind == "ask"
+            && u.at > refusal.seq
+            && u.at <= next
+            && u.request.get("kind").and_then(serde_json::Value::as_str) == Some("url")
+    });
+    if let Some(ask) = asked {
+        let url = ask.request.get("url").and_then(serde_json::Value::as_str);
+        return Outcome::Violated {
+            message: format!(
+                "the refusal (#{}) had no billing_url, yet the user was asked to open {} before the next message",
+                refusal.seq,
+                url.unwrap_or("a URL")
+            ),
+            evidence: vec![refusal.seq],
+        };
+    }
+    if let Some(page) = t.exchanges.iter().find(|e| {
+        e.seq > refusal.seq
+            && e.seq < next
+            && e.method == "GET"
+            && e.path.starts_with(BILLING_PAGES)
+    }) {
+        return Outcome::Violated {
+            message: format!(
+                "the refusal (#{}) had no billing_url, yet a billing page was opened: GET {} (#{})",
+                refusal.seq, page.path, page.seq
+            ),
+            evidence: vec![refusal.seq, page.seq],
+        };
+    }
+    Outcome::Pass(format!(
+        "the refusal without billing_url (#{}) sent the user to no billing page",
+        refusal.seq
     ))
 }
 

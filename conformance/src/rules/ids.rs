@@ -57,6 +57,8 @@ pub const COMPUTER_AUTH_OPTIONAL_IGNORED: &str = "computer.auth.optional-ignored
 pub const COMPUTER_CREDITS_BEFORE_SEND: &str = "computer.credits.before-send";
 /// `computer.credits.during-task`
 pub const COMPUTER_CREDITS_DURING_TASK: &str = "computer.credits.during-task";
+/// `computer.credits.no-billing-url`
+pub const COMPUTER_CREDITS_NO_BILLING_URL: &str = "computer.credits.no-billing-url";
 
 // ---- MCP Tasks (`tasks.rs`). ----
 /// `tasks.extension.every-request`
@@ -231,6 +233,7 @@ pub const ALL: &[&str] = &[
     COMPUTER_AUTH_OPTIONAL_IGNORED,
     COMPUTER_CREDITS_BEFORE_SEND,
     COMPUTER_CREDITS_DURING_TASK,
+    COMPUTER_CREDITS_NO_BILLING_URL,
     TASKS_EXTENSION_EVERY_REQUEST,
     TASKS_TASK_ID_EXACT,
     TASKS_POLL_FAR_TOO_EARLY,

@@ -357,6 +357,18 @@ fn far_too_early(t: &Transcript) -> Outcome {
 }
 
 fn slightly_early(t: &Transcript) -> Outcome {
+    // A client that does not wait at all fails the MUST; its other gaps only say how busy the
+    // machine was (a poll sent at once can land in the "early" band under load), so they are
+    // not judged again here.
+    if let Some(first) = gaps(t)
+        .iter()
+        .find(|g| g.gap_ms < g.interval_ms * FAR_TOO_EARLY)
+    {
+        return Outcome::NotReached(format!(
+            "a poll came far too early (#{}), which tasks.poll.far-too-early judges",
+            first.rpc.seq
+        ));
+    }
     poll_timing(
         t,
         FAR_TOO_EARLY,

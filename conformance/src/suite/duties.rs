@@ -58,6 +58,14 @@ pub(super) const SCENARIOS: &[ScenarioSpec] = &[
             &["Write last quarter's sales report."],
         )
     },
+    spec(
+        "credit-check-outage",
+        "the credit check fails in an outage: insufficient_credits without billing_url, so the client offers no billing page; the same message sent later goes through",
+        &[
+            "Research the history of the Kyoto tram.",
+            "Research the history of the Kyoto tram.",
+        ],
+    ),
     ScenarioSpec {
         fixture: "insufficient-credits-before-send",
         ..modern(

@@ -1,6 +1,6 @@
 //! The duties of "Perplexity Computer MCP Server", in document order.
 
-use super::duty::Coverage::{Excluded, Gap, Rules};
+use super::duty::Coverage::{Excluded, Rules};
 use super::duty::Duty;
 use crate::rules::ids::*;
 
@@ -374,7 +374,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C57",
         "Interactive objects for account events",
         "billing_url is present only when topping up or changing a limit would help; it’s left out for reasons like a temporary service outage.",
-        Gap("needs a refusal without billing_url, judged by no billing page offered"),
+        Rules(&[COMPUTER_CREDITS_NO_BILLING_URL]),
     ),
     duty(
         "C58",
