@@ -498,6 +498,20 @@ const BASE: &[ScenarioSpec] = &[
                        "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
     ),
     agent(
+        "agent-connector-transient",
+        "the Slack connector is unreachable for the first request (CONNECTOR_UNAVAILABLE, transient); the person asks again and the retry works",
+        &[
+            "#connector-transient Search my Slack workspace for messages about AI.",
+            "Please try Slack again.",
+        ],
+        r##"[{"message": "#connector-transient Search my Slack workspace for messages about AI.",
+             "agent": {"model": "openai/gpt-5.6-terra", "max_steps": 6,
+                       "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}},
+            {"message": "Please try Slack again.",
+             "agent": {"model": "openai/gpt-5.6-terra", "max_steps": 6,
+                       "tools": [{"type": "connector", "id": "connector_slack", "server_label": "slack"}]}}]"##,
+    ),
+    agent(
         "agent-connector-empty",
         "the Notion connector is not connected: it lists no tools and reports no error",
         &["#slack-summary Find my Notion pages about the AI roadmap."],

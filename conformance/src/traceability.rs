@@ -94,7 +94,7 @@ mod tests {
     use crate::rules::{self, ids};
 
     /// Raised as duties get judged; never lowered without saying why.
-    const JUDGED_AT_LEAST: usize = 78;
+    const JUDGED_AT_LEAST: usize = 79;
 
     #[test]
     fn every_duty_names_registered_rules_or_a_reason() {

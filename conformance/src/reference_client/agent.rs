@@ -215,6 +215,17 @@ impl Agent {
             let by_label = self.breaks(ids::AGENT_ALWAYS_ALLOW_BY_SERVER_URL);
             conversation.apply_always_allow(tools, by_label);
         }
+        if !conversation.unavailable.is_empty()
+            && self.breaks(ids::AGENT_CONNECTOR_TRANSIENT_RETRIED_LATER)
+            && let Some(tools) = settings.get_mut("tools").and_then(Value::as_array_mut)
+        {
+            // Breaking the rule: a connector that was unreachable is dropped for good.
+            tools.retain(|t| {
+                !conversation
+                    .unavailable
+                    .contains(str_field(t, "server_label"))
+            });
+        }
         let mut body = settings.clone();
         let mut owed = std::mem::take(&mut conversation.pending);
         if !owed.is_empty() && self.breaks(ids::AGENT_APPROVAL_DENY_ON_MOVE_ON) {
@@ -269,6 +280,11 @@ impl Agent {
             }
             self.show_mcp_errors(&current).await?;
             self.notice_empty_tools(&current).await?;
+            conversation.unavailable = items(&current, "mcp_call")
+                .iter()
+                .filter(|c| str_field(c, "error") == "CONNECTOR_UNAVAILABLE")
+                .map(|c| str_field(c, "server_label").to_owned())
+                .collect();
             let denied = items(&current, "mcp_call")
                 .iter()
                 .any(|c| str_field(c, "error") == "POLICY_DENIED");

@@ -35,6 +35,8 @@ pub(super) struct Conversation {
     /// "Always allow" choices: `(server_url, tool name)`, or `(server_label, tool name)` for a
     /// client that keys them by label (breaking agent.always-allow.by-server-url).
     pub(super) always: BTreeSet<(String, String)>,
+    /// Server labels whose last call failed with the transient `CONNECTOR_UNAVAILABLE`.
+    pub(super) unavailable: BTreeSet<String>,
 }
 
 impl Conversation {

@@ -1,6 +1,6 @@
 //! The Agent API duties around tool discovery and in-band tool errors: `max_steps` left high
 //! enough for deferred discovery, a discovery failure (`external_connector_error`) shown to the
-//! user, `POLICY_DENIED` never retried, `TOOL_ERROR` and unknown error values treated as
+//! user, `POLICY_DENIED` never retried, `CONNECTOR_UNAVAILABLE` retried later, `TOOL_ERROR` and unknown error values treated as
 //! failures, and a connector that lists no tools noticed.
 //!
 //! Read from the journal (what the client sent and what the mock answered) and the user
@@ -67,6 +67,18 @@ pub(super) fn rules() -> Vec<Rule> {
             },
             scenarios: &["agent-connector-errors"],
             check: policy_denied_not_retried,
+        },
+        Rule {
+            id: ids::AGENT_CONNECTOR_TRANSIENT_RETRIED_LATER,
+            summary: "after CONNECTOR_UNAVAILABLE the connector is still offered in the conversation's next request",
+            level: Level::Must,
+            doc: DocRef {
+                document: AGENT_CONNECTORS_DOC,
+                section: "Error handling",
+                quote: "`CONNECTOR_UNAVAILABLE` | The connector service could not be reached. | Transient. Retry later.",
+            },
+            scenarios: &["agent-connector-transient"],
+            check: transient_retried_later,
         },
         Rule {
             id: ids::AGENT_CONNECTOR_ERROR_IS_FAILURE,
@@ -236,6 +248,46 @@ fn policy_denied_not_retried(t: &Transcript) -> Outcome {
         "POLICY_DENIED on {}/{} not retried",
         str_field(&call, "server_label"),
         str_field(&call, "name")
+    ))
+}
+
+fn transient_retried_later(t: &Transcript) -> Outcome {
+    let Some((failed, call)) = failed_calls(t)
+        .into_iter()
+        .find(|(_, c)| str_field(c, "error") == "CONNECTOR_UNAVAILABLE")
+    else {
+        return Outcome::Unobserved(
+            "no mcp_call came back with error CONNECTOR_UNAVAILABLE".into(),
+        );
+    };
+    let label = str_field(&call, "server_label");
+    let Some(later) = creates(t).find(|e| e.seq > failed.seq) else {
+        return Outcome::Unobserved(format!(
+            "{label} was unavailable (#{}), and the conversation sent no later request to retry it in",
+            failed.seq
+        ));
+    };
+    let offered = later
+        .request_body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|tool| str_field(tool, "server_label") == label)
+        });
+    if !offered {
+        return Outcome::Violated {
+            message: format!(
+                "{label} failed with CONNECTOR_UNAVAILABLE (#{}), a transient error, and the next request (#{}) no longer offers it: retry it later instead of dropping it",
+                failed.seq, later.seq
+            ),
+            evidence: vec![failed.seq, later.seq],
+        };
+    }
+    Outcome::Pass(format!(
+        "{label} was offered again in the next request (#{}) after CONNECTOR_UNAVAILABLE",
+        later.seq
     ))
 }
 

@@ -142,6 +142,8 @@ pub const AGENT_DISCOVERY_FAILURE_SHOWN: &str = "agent.discovery-failure.shown";
 /// `agent.connector.policy-denied-not-retried`
 pub const AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED: &str =
     "agent.connector.policy-denied-not-retried";
+/// `agent.connector.transient-retried-later`
+pub const AGENT_CONNECTOR_TRANSIENT_RETRIED_LATER: &str = "agent.connector.transient-retried-later";
 /// `agent.connector.error-is-failure`
 pub const AGENT_CONNECTOR_ERROR_IS_FAILURE: &str = "agent.connector.error-is-failure";
 /// `agent.connector.empty-tools-noticed`
@@ -271,6 +273,7 @@ pub const ALL: &[&str] = &[
     AGENT_DEFERRED_MAX_STEPS,
     AGENT_DISCOVERY_FAILURE_SHOWN,
     AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED,
+    AGENT_CONNECTOR_TRANSIENT_RETRIED_LATER,
     AGENT_CONNECTOR_ERROR_IS_FAILURE,
     AGENT_CONNECTOR_EMPTY_TOOLS_NOTICED,
     // outcomes (duties)

@@ -1,6 +1,6 @@
 //! The duties of "Agent API, MCP tool" and "Agent API, Connectors", in document order.
 
-use super::duty::Coverage::{Excluded, Gap, Rules};
+use super::duty::Coverage::{Excluded, Rules};
 use super::duty::Duty;
 use crate::rules::ids::*;
 
@@ -144,7 +144,7 @@ pub(super) const DUTIES: &[Duty] = &[
         CONNECTORS,
         "Error handling",
         "`CONNECTOR_UNAVAILABLE` | The connector service could not be reached. | Transient. Retry later.",
-        Gap("needs a connector-errors scenario with a transient error"),
+        Rules(&[AGENT_CONNECTOR_TRANSIENT_RETRIED_LATER]),
     ),
     duty(
         "A18",
