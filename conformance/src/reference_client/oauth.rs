@@ -7,6 +7,7 @@
 //!
 //! With `--break` it breaks one of the `oauth.*` rules and recovers, so only that rule fails.
 
+use mock_server::percent_decode as decode;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
@@ -90,34 +91,6 @@ fn form(pairs: &[(&str, &str)]) -> String {
         .map(|(k, v)| format!("{k}={}", encode(v)))
         .collect::<Vec<_>>()
         .join("&")
-}
-
-fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match (escaped, bytes[i]) {
-            (Some(byte), _) => {
-                out.push(byte);
-                i += 3;
-            }
-            (None, b'+') => {
-                out.push(b' ');
-                i += 1;
-            }
-            (None, other) => {
-                out.push(other);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The query parameter `name` of a URL, decoded.

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use mock_server::percent_decode as decode;
 use mock_server::{AUTHORIZE_PATH, Exchange, MCP_PATH, TOKEN_PATH, fingerprint};
 use serde_json::Value;
 
@@ -177,35 +178,6 @@ fn bearer(e: &Exchange) -> Option<&str> {
         .and_then(Value::as_str)?
         .strip_prefix("Bearer ")
         .map(str::trim)
-}
-
-/// Decodes `+` and `%XX`.
-fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match (escaped, bytes[i]) {
-            (Some(byte), _) => {
-                out.push(byte);
-                i += 3;
-            }
-            (None, b'+') => {
-                out.push(b' ');
-                i += 1;
-            }
-            (None, other) => {
-                out.push(other);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A query string or form body, decoded (a repeated name keeps its last value).

@@ -75,6 +75,36 @@ pub(crate) fn urlencode(text: &str) -> String {
     out
 }
 
+/// Decodes a query or form value: `+` and `%XX` as a form does (a bad escape stays as it is,
+/// invalid UTF-8 becomes U+FFFD).
+pub fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (escaped, bytes[i]) {
+            (Some(byte), _) => {
+                out.push(byte);
+                i += 3;
+            }
+            (None, b'+') => {
+                out.push(b' ');
+                i += 1;
+            }
+            (None, other) => {
+                out.push(other);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Escapes text for HTML element content and double-quoted attribute values.
 pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -107,6 +137,13 @@ pub(crate) fn page_not_found(message: &str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_decode_reads_forms_and_leaves_a_bad_escape_as_it_is() {
+        assert_eq!(percent_decode("%41+b"), "A b");
+        assert_eq!(percent_decode("a%2"), "a%2");
+        assert_eq!(percent_decode("%zz%C3%A9"), "%zzé");
+    }
 
     #[test]
     fn base64_matches_the_rfc_4648_vectors() {

@@ -32,7 +32,7 @@ mod placeholders;
 use serde_json::{Map, Value, json};
 
 use super::exchange::Exchange;
-use super::redact::percent_decode;
+use crate::http::encoding::percent_decode;
 
 /// Request headers kept by default.
 const REQUEST_HEADERS: &[&str] = &[

@@ -1,8 +1,8 @@
 //! Which exchanges a reader wants: `since`, `limit` and the path, method and status filters of
 //! `GET /_mock/journal`, also usable from code through [`super::Journal::query`].
 
-use super::redact::percent_decode as decode;
 use super::stored::Record;
+use crate::http::encoding::percent_decode as decode;
 
 /// A selection of the journal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -20,6 +20,7 @@
 
 use serde_json::Value;
 
+use crate::http::encoding::percent_decode;
 use crate::oauth::{AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH};
 
 /// What a credential is shown as: `redacted:` and the first 12 hex digits of its SHA-256.
@@ -167,35 +168,6 @@ fn form(text: &str, keys: &[&str]) -> String {
         .join("&")
 }
 
-/// Decodes `+` and `%XX` as a form does (a bad escape stays as it is).
-pub(crate) fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match (escaped, bytes[i]) {
-            (Some(byte), _) => {
-                out.push(byte);
-                i += 3;
-            }
-            (None, b'+') => {
-                out.push(b' ');
-                i += 1;
-            }
-            (None, other) => {
-                out.push(other);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,7 +271,5 @@ mod tests {
             query("/rest/computer/mcp", "a=1&access_token=t&b=2"),
             format!("a=1&access_token={}&b=2", fingerprint("t"))
         );
-        assert_eq!(percent_decode("a%2"), "a%2");
-        assert_eq!(percent_decode("%41+b"), "A b");
     }
 }
