@@ -10,18 +10,27 @@ pub use spec::{
 };
 use spec::{agent, modern, spec};
 
-/// The `mcp` tool every approval scenario offers: the mock's own Computer MCP endpoint (a real
-/// remote MCP server to the Agent API's MCP client), limited to the harmless `models_list`,
-/// with every call needing approval.
-macro_rules! approval_turn {
-    ($message:literal) => {
+/// The turns of an approval scenario, one per message, each offering the `mcp` tool every
+/// approval scenario offers: the mock's own Computer MCP endpoint (a real remote MCP server to
+/// the Agent API's MCP client), limited to the harmless `models_list`, with every call needing
+/// approval.
+macro_rules! approval_turns {
+    ($first:literal $(, $message:literal)*) => {
         concat!(
-            r#"[{"message": ""#,
+            "[",
+            approval_turns!(@turn $first),
+            $(", ", approval_turns!(@turn $message),)*
+            "]"
+        )
+    };
+    (@turn $message:literal) => {
+        concat!(
+            r#"{"message": ""#,
             $message,
             r#"", "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
                 "server_label": "computer", "server_url": "{mcp_url}",
                 "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
-                "require_approval": "always"}]}}]"#
+                "require_approval": "always"}]}}"#
         )
     };
 }
@@ -328,7 +337,7 @@ const BASE: &[ScenarioSpec] = &[
         "agent-approval",
         "an MCP call needs approval; the user approves it and the response is continued",
         &["Get my approval first, then list my Computer models."],
-        approval_turn!("Get my approval first, then list my Computer models."),
+        approval_turns!("Get my approval first, then list my Computer models."),
     ),
     ScenarioSpec {
         confirm: "deny",
@@ -336,7 +345,7 @@ const BASE: &[ScenarioSpec] = &[
             "agent-approval-deny",
             "an MCP call needs approval; the user denies it",
             &["Get my approval first, then list my Computer models."],
-            approval_turn!("Get my approval first, then list my Computer models."),
+            approval_turns!("Get my approval first, then list my Computer models."),
         )
     },
     ScenarioSpec {
@@ -345,7 +354,7 @@ const BASE: &[ScenarioSpec] = &[
             "agent-approval-zdr",
             "a Zero Data Retention account approves an MCP call: the history goes back in input",
             &["Get my approval first, then list my Computer models."],
-            approval_turn!("Get my approval first, then list my Computer models."),
+            approval_turns!("Get my approval first, then list my Computer models."),
         )
     },
     agent(
@@ -391,7 +400,7 @@ const BASE: &[ScenarioSpec] = &[
         "agent-approval-rounds",
         "two MCP calls in one turn, each needing approval: the second request comes in the continuation's response",
         &["#mcp-approval-rounds List my Computer models, then list them once more."],
-        approval_turn!("#mcp-approval-rounds List my Computer models, then list them once more."),
+        approval_turns!("#mcp-approval-rounds List my Computer models, then list them once more."),
     ),
     ScenarioSpec {
         zero_data_retention: true,
@@ -399,7 +408,7 @@ const BASE: &[ScenarioSpec] = &[
             "agent-approval-rounds-zdr",
             "a Zero Data Retention account approves two rounds of MCP calls: the history, with the first mcp_call, goes back in input",
             &["#mcp-approval-rounds List my Computer models, then list them once more."],
-            approval_turn!(
+            approval_turns!(
                 "#mcp-approval-rounds List my Computer models, then list them once more."
             ),
         )
@@ -410,7 +419,7 @@ const BASE: &[ScenarioSpec] = &[
             "agent-approval-stop",
             "an MCP call waits for approval, and the user asks to stop it",
             &["#mcp-approval List my Computer models."],
-            approval_turn!("#mcp-approval List my Computer models."),
+            approval_turns!("#mcp-approval List my Computer models."),
         )
     },
     ScenarioSpec {
@@ -422,16 +431,10 @@ const BASE: &[ScenarioSpec] = &[
                 "#mcp-approval List my Computer models.",
                 "Never mind that. What can you do?",
             ],
-            r##"[{"message": "#mcp-approval List my Computer models.",
-                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
-                    "server_label": "computer", "server_url": "{mcp_url}",
-                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
-                    "require_approval": "always"}]}},
-                 {"message": "Never mind that. What can you do?",
-                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
-                    "server_label": "computer", "server_url": "{mcp_url}",
-                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
-                    "require_approval": "always"}]}}]"##,
+            approval_turns!(
+                "#mcp-approval List my Computer models.",
+                "Never mind that. What can you do?"
+            ),
         )
     },
     ScenarioSpec {
@@ -443,16 +446,10 @@ const BASE: &[ScenarioSpec] = &[
                 "#mcp-approval-always-allow List my Computer models.",
                 "List them again, please.",
             ],
-            r##"[{"message": "#mcp-approval-always-allow List my Computer models.",
-                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
-                    "server_label": "computer", "server_url": "{mcp_url}",
-                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
-                    "require_approval": "always"}]}},
-                 {"message": "List them again, please.",
-                  "agent": {"model": "openai/gpt-5.6-terra", "tools": [{"type": "mcp",
-                    "server_label": "computer", "server_url": "{mcp_url}",
-                    "authorization": "alice-dev-token", "allowed_tools": ["models_list"],
-                    "require_approval": "always"}]}}]"##,
+            approval_turns!(
+                "#mcp-approval-always-allow List my Computer models.",
+                "List them again, please."
+            ),
         )
     },
     ScenarioSpec {
