@@ -316,8 +316,7 @@ fn gaps(t: &Transcript) -> Vec<Gap<'_>> {
     out
 }
 
-fn poll_timing(t: &Transcript, from: f64, to: f64, what: &str) -> Outcome {
-    let gaps = gaps(t);
+fn poll_timing(gaps: &[Gap<'_>], from: f64, to: f64, what: &str) -> Outcome {
     if gaps.is_empty() {
         return Outcome::Unobserved(
             "no tasks/get polled a task the client created (with a pollIntervalMs)".into(),
@@ -349,7 +348,7 @@ fn poll_timing(t: &Transcript, from: f64, to: f64, what: &str) -> Outcome {
 
 fn far_too_early(t: &Transcript) -> Outcome {
     poll_timing(
-        t,
+        &gaps(t),
         0.0,
         FAR_TOO_EARLY,
         "far too early (under half of pollIntervalMs)",
@@ -360,7 +359,8 @@ fn slightly_early(t: &Transcript) -> Outcome {
     // A client that does not wait at all fails the MUST; its other gaps only say how busy the
     // machine was (a poll sent at once can land in the "early" band under load), so they are
     // not judged again here.
-    if let Some(first) = gaps(t)
+    let gaps = gaps(t);
+    if let Some(first) = gaps
         .iter()
         .find(|g| g.gap_ms < g.interval_ms * FAR_TOO_EARLY)
     {
@@ -370,7 +370,7 @@ fn slightly_early(t: &Transcript) -> Outcome {
         ));
     }
     poll_timing(
-        t,
+        &gaps,
         FAR_TOO_EARLY,
         SLIGHTLY_EARLY,
         "early (between half and 90 % of pollIntervalMs)",
