@@ -43,9 +43,11 @@ use chrono::TimeZone;
 /// The accounts of a running mock and their live state: balances, quotas, uploads, cursors.
 #[derive(Debug)]
 pub struct World {
-    /// Shared with the `models_list` answers, which are written straight from it.
-    fixture: Arc<WorldFixture>,
-    accounts: Vec<Account>,
+    fixture: WorldFixture,
+    /// Shared: every request holds its account for as long as it runs, without a copy.
+    accounts: Vec<Arc<Account>>,
+    /// Each account's `models_list` result, in the order of `accounts`.
+    models_lists: Vec<ModelsList>,
     state: Mutex<State>,
 }
 
@@ -90,13 +92,19 @@ impl World {
     /// The live world of a validated world file, every balance at its start.
     pub(crate) fn from_fixture(fixture: WorldFixture) -> Self {
         let accounts = account::accounts_of(&fixture);
+        let offer = Offer { fixture: &fixture };
+        let models_lists = accounts
+            .iter()
+            .map(|account| ModelsList::render(&fixture, &offer.models_list(account)))
+            .collect();
         let state = Mutex::new(State {
             ledger: Ledger::opening(&accounts),
             ..State::default()
         });
         Self {
-            fixture: Arc::new(fixture),
+            fixture,
             accounts,
+            models_lists,
             state,
         }
     }
@@ -123,17 +131,17 @@ impl World {
     }
 
     /// Every account.
-    pub fn accounts(&self) -> &[Account] {
+    pub fn accounts(&self) -> &[Arc<Account>] {
         &self.accounts
     }
 
     /// The account with this id (`alice`, `bob`).
-    pub fn account(&self, id: &str) -> Option<&Account> {
+    pub fn account(&self, id: &str) -> Option<&Arc<Account>> {
         self.accounts.iter().find(|a| a.id == id)
     }
 
     /// The account a static bearer token belongs to.
-    pub(crate) fn account_for_token(&self, token: &str) -> Option<&Account> {
+    pub(crate) fn account_for_token(&self, token: &str) -> Option<&Arc<Account>> {
         self.accounts.iter().find(|a| a.token == token)
     }
 
@@ -315,7 +323,11 @@ impl World {
 
     /// The `models_list` result for an account.
     pub(crate) fn models_list(&self, account: &Account) -> ModelsList {
-        ModelsList::new(Arc::clone(&self.fixture), self.offer().models_list(account))
+        let rendered = self.accounts.iter().position(|a| a.id == account.id);
+        match rendered.and_then(|i| self.models_lists.get(i)) {
+            Some(list) => list.clone(),
+            None => ModelsList::render(&self.fixture, &self.offer().models_list(account)),
+        }
     }
 }
 

@@ -82,7 +82,7 @@ mod tests {
     use crate::fixtures::Catalog;
     use crate::world::{Account, World};
 
-    fn service() -> (Service, Clock, Account) {
+    fn service() -> (Service, Clock, Arc<Account>) {
         let clock = Clock::new(ClockMode::Manual, Clock::fixed_epoch());
         let catalog = Arc::new(Catalog::load(&[], None).expect("the embedded catalog loads"));
         let world = Arc::new(World::builtin());

@@ -99,7 +99,7 @@ impl Authenticator {
         &self,
         headers: &HeaderMap,
         audience: Audience<'_>,
-    ) -> Result<Account, AuthFailure> {
+    ) -> Result<Arc<Account>, AuthFailure> {
         let Inner {
             mode,
             world,
@@ -174,7 +174,7 @@ pub(crate) trait Surface<S>: 'static {
 /// The account an authenticated request acts as, extracted for surface `P`.
 pub(crate) struct Authenticated<P> {
     /// The account.
-    pub(crate) account: Account,
+    pub(crate) account: Arc<Account>,
     surface: PhantomData<fn() -> P>,
 }
 
@@ -225,7 +225,11 @@ mod tests {
         let auth = authenticator(AuthMode::Bearer);
         for value in ["Bearer alice-dev-token", "bearer  alice-dev-token "] {
             let account = auth.authenticate(&headers(Some(value)), Audience::Resource("r"));
-            assert_eq!(account.map(|a| a.id).as_deref(), Ok("alice"), "{value}");
+            assert_eq!(
+                account.map(|a| a.id.clone()).as_deref(),
+                Ok("alice"),
+                "{value}"
+            );
         }
     }
 
@@ -249,6 +253,6 @@ mod tests {
     fn without_authentication_everyone_is_alice() {
         let auth = authenticator(AuthMode::None);
         let account = auth.authenticate(&headers(None), Audience::Any);
-        assert_eq!(account.map(|a| a.id).as_deref(), Ok("alice"));
+        assert_eq!(account.map(|a| a.id.clone()).as_deref(), Ok("alice"));
     }
 }

@@ -1,6 +1,8 @@
 //! Accounts as the mock serves them: a world file's account with the Projects it is a member
 //! of, each Project as that member sees it.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -67,47 +69,49 @@ pub(crate) struct Project {
 }
 
 /// The accounts of a world file, each with the Projects it is a member of.
-pub(super) fn accounts_of(fixture: &WorldFixture) -> Vec<Account> {
+pub(super) fn accounts_of(fixture: &WorldFixture) -> Vec<Arc<Account>> {
     fixture
         .accounts
         .iter()
-        .map(|spec| Account {
-            id: spec.id.clone(),
-            name: spec.name.clone(),
-            email: spec.email.clone(),
-            plan: spec.plan,
-            token: spec.token.clone(),
-            credits: spec.credits,
-            top_up_credits: spec.top_up_credits,
-            spending_limit: spec.spending_limit,
-            quota_reset_date: spec.quota_reset_date,
-            connectors: spec.connectors.clone(),
-            organization_policy: spec.organization_policy.clone().unwrap_or_default(),
-            region: spec.region.clone(),
-            agent_api: spec.agent_api.clone(),
-            projects: fixture
-                .projects
-                .iter()
-                .filter_map(|p| {
-                    let me = p.members.iter().find(|m| m.account == spec.id)?;
-                    Some(Project {
-                        project_uuid: p.project_uuid.clone(),
-                        name: p.name.clone(),
-                        description: p.description.clone(),
-                        role: me.role.clone(),
-                        landing_category: me.landing_category.clone(),
-                        knowledge_enabled: p.knowledge_enabled,
-                        instructions: p.instructions.clone(),
-                        members: p.members.iter().map(|m| m.account.clone()).collect(),
-                        writers: p
-                            .members
-                            .iter()
-                            .filter(|m| m.role != "viewer")
-                            .map(|m| m.account.clone())
-                            .collect(),
+        .map(|spec| {
+            Arc::new(Account {
+                id: spec.id.clone(),
+                name: spec.name.clone(),
+                email: spec.email.clone(),
+                plan: spec.plan,
+                token: spec.token.clone(),
+                credits: spec.credits,
+                top_up_credits: spec.top_up_credits,
+                spending_limit: spec.spending_limit,
+                quota_reset_date: spec.quota_reset_date,
+                connectors: spec.connectors.clone(),
+                organization_policy: spec.organization_policy.clone().unwrap_or_default(),
+                region: spec.region.clone(),
+                agent_api: spec.agent_api.clone(),
+                projects: fixture
+                    .projects
+                    .iter()
+                    .filter_map(|p| {
+                        let me = p.members.iter().find(|m| m.account == spec.id)?;
+                        Some(Project {
+                            project_uuid: p.project_uuid.clone(),
+                            name: p.name.clone(),
+                            description: p.description.clone(),
+                            role: me.role.clone(),
+                            landing_category: me.landing_category.clone(),
+                            knowledge_enabled: p.knowledge_enabled,
+                            instructions: p.instructions.clone(),
+                            members: p.members.iter().map(|m| m.account.clone()).collect(),
+                            writers: p
+                                .members
+                                .iter()
+                                .filter(|m| m.role != "viewer")
+                                .map(|m| m.account.clone())
+                                .collect(),
+                        })
                     })
-                })
-                .collect(),
+                    .collect(),
+            })
         })
         .collect()
 }

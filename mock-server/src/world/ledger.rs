@@ -2,6 +2,7 @@
 //! exhausted quota and when it comes back, and the scripted refusals already played.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
@@ -37,7 +38,7 @@ pub(super) struct Ledger {
 
 impl Ledger {
     /// Every account at its starting balance, with the quotas its world file exhausts.
-    pub(super) fn opening(accounts: &[Account]) -> Self {
+    pub(super) fn opening(accounts: &[Arc<Account>]) -> Self {
         let mut ledger = Self::default();
         for account in accounts {
             ledger.credits.insert(account.id.clone(), account.credits);

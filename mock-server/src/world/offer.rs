@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::account::Account;
 use crate::fixtures::{ModeSpec, ModelSpec, WorldFixture};
@@ -146,12 +147,30 @@ impl<'a> Offer<'a> {
     }
 }
 
-/// What one account is offered, as `models_list` answers it: positions into the world's modes
-/// and models (the answer is serialized from the fixture, with no copy and no JSON tree).
+/// One account's `models_list` result, rendered once when the world is built: neither the
+/// world file nor its accounts change while the mock runs, so every call writes these bytes.
 #[derive(Debug, Clone)]
-pub(crate) struct ModelsList {
-    fixture: Arc<WorldFixture>,
-    offered: Offered,
+pub(crate) struct ModelsList(Arc<RawValue>);
+
+impl ModelsList {
+    /// Renders what `offered` lists out of `fixture`.
+    pub(super) fn render(fixture: &WorldFixture, offered: &Offered) -> Self {
+        let json = serde_json::value::to_raw_value(&Listing { fixture, offered });
+        Self(Arc::from(json.unwrap_or_default()))
+    }
+}
+
+impl Serialize for ModelsList {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// What one account is offered, as `models_list` answers it: positions into the world's modes
+/// and models, serialized from the fixture with no copy and no JSON tree.
+struct Listing<'a> {
+    fixture: &'a WorldFixture,
+    offered: &'a Offered,
 }
 
 /// The positions of the modes and models offered, and which defaults stand.
@@ -163,14 +182,7 @@ pub(super) struct Offered {
     default_model: Option<String>,
 }
 
-impl ModelsList {
-    /// The list of `offered` out of `fixture`.
-    pub(super) fn new(fixture: Arc<WorldFixture>, offered: Offered) -> Self {
-        Self { fixture, offered }
-    }
-}
-
-impl Serialize for ModelsList {
+impl Serialize for Listing<'_> {
     /// `{"default_mode", "modes": [{mode, model, effort}], "models": [{id, label,
     /// description, fast, efforts, default_effort}], "default_model"}`, in that order.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -196,8 +208,7 @@ impl Serialize for ModelsList {
             models: N,
             default_model: Option<&'a str>,
         }
-        let fixture = &*self.fixture;
-        let offered = &self.offered;
+        let Listing { fixture, offered } = *self;
         let modes = offered.modes.iter().filter_map(|&i| fixture.modes.get(i));
         let models = offered.models.iter().filter_map(|&i| fixture.models.get(i));
         List {

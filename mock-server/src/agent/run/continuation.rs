@@ -30,7 +30,7 @@ use crate::world::Account;
 pub(crate) fn continuation(
     catalog: &Catalog,
     store: &Store,
-    account: &Account,
+    account: &Arc<Account>,
     validated: Validated,
 ) -> Result<Setup, ApiError> {
     let input = validated.request.input.clone();
@@ -48,7 +48,7 @@ pub(crate) fn continuation(
         let at = history::position(&script.turns, &input);
         let previous = previous_result(items, &[]);
         return Ok(Setup {
-            account: account.clone(),
+            account: Arc::clone(account),
             scenario: (loaded.name.clone(), script),
             turn: at.turn,
             next_step: at.next_step,
@@ -122,7 +122,7 @@ pub(crate) fn continuation(
     }
     let script = script_for(&loaded, &validated);
     Ok(Setup {
-        account: account.clone(),
+        account: Arc::clone(account),
         scenario: (loaded.name.clone(), script),
         turn,
         next_step,

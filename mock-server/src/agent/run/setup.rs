@@ -37,7 +37,7 @@ pub(crate) struct Setup {
     /// The validated request.
     pub(crate) validated: Validated,
     /// Who sent it.
-    pub(crate) account: Account,
+    pub(crate) account: Arc<Account>,
     /// Scenario name and its script.
     pub(crate) scenario: (String, Arc<AgentScript>),
     /// The turn to play.

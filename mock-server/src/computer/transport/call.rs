@@ -3,6 +3,7 @@
 //! (or the server has requests of its own to make), as an SSE stream of progress notifications
 //! and server requests followed by the response.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::{IntoResponse, Response};
@@ -88,7 +89,7 @@ pub(crate) fn tool_result(reply: ToolReply, version: ProtocolVersion) -> CallToo
 /// Answers `tools/call` with the tool's result, for a client on protocol `version`.
 pub(crate) async fn plain(
     service: Service,
-    account: Account,
+    account: Arc<Account>,
     version: ProtocolVersion,
     id: RequestId,
     mut params: Value,

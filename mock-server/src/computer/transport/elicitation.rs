@@ -203,7 +203,7 @@ fn intercept(
 pub(crate) async fn call(
     service: Service,
     elicitations: Arc<Elicitations>,
-    account: Account,
+    account: Arc<Account>,
     modes: Modes,
     id: RequestId,
     mut params: Value,
@@ -481,7 +481,7 @@ pub(crate) struct Asking {
 pub(crate) async fn handshake_call(
     service: Service,
     elicitations: Arc<Elicitations>,
-    account: Account,
+    account: Arc<Account>,
     asking: Asking,
     id: RequestId,
     mut params: Value,

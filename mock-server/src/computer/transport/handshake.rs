@@ -225,7 +225,7 @@ impl Sessions {
 pub(crate) async fn request(
     service: Service,
     elicitations: Arc<Elicitations>,
-    account: Account,
+    account: Arc<Account>,
     session: Session,
     request: Request,
 ) -> Response {

@@ -176,7 +176,7 @@ pub(crate) async fn post(
     service: Service,
     tasks: &Tasks,
     elicitations: Arc<Elicitations>,
-    account: Account,
+    account: Arc<Account>,
     headers: &HeaderMap,
     message: Incoming,
 ) -> Response {
