@@ -10,7 +10,8 @@ pub(crate) const PREFIXES: &[&str] = &["/v1/agent", "/v1/responses", "/responses
 /// True for paths of the Agent API (they get its error envelope and body limit).
 pub(crate) fn is_agent_path(path: &str) -> bool {
     path == "/v1/models"
-        || PREFIXES
-            .iter()
-            .any(|p| path == *p || path.starts_with(&format!("{p}/")))
+        || PREFIXES.iter().any(|p| {
+            path.strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
 }

@@ -12,8 +12,11 @@ use super::model::version::ProtocolVersion;
 /// The `CallToolResult` of `reply` for a client on `version` (stateless answers add their
 /// `resultType` with [`CallToolResult::stateless`]).
 pub(crate) fn call_result(reply: Reply, version: ProtocolVersion) -> CallToolResult {
-    let text = serde_json::to_string(&reply).unwrap_or_default();
-    let mut content = vec![Content::Text { text }];
+    // Rendered once: the text block and `structuredContent` are the same JSON.
+    let json = serde_json::value::to_raw_value(&reply).unwrap_or_default();
+    let mut content = vec![Content::Text {
+        text: json.get().to_owned(),
+    }];
     let (is_error, structured, meta) = match &reply {
         Reply::Checkpoint(checkpoint) => {
             // `resource_link` exists from 2025-06-18 on; older clients would reject the block.
@@ -49,7 +52,7 @@ pub(crate) fn call_result(reply: Reply, version: ProtocolVersion) -> CallToolRes
     CallToolResult {
         content,
         is_error,
-        structured_content: structured.then_some(reply),
+        structured_content: structured.then_some(json),
         meta,
         result_type: None,
     }

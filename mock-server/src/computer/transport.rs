@@ -271,14 +271,14 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .map(|item| {
-            item.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
+        .map(|item| item.split(';').next().unwrap_or("").trim())
+        .any(|item| {
+            item.eq_ignore_ascii_case(media)
+                || item == "*/*"
+                || item
+                    .split_once('/')
+                    .is_some_and(|(k, sub)| sub == "*" && k.eq_ignore_ascii_case(kind))
         })
-        .any(|item| item == media || item == "*/*" || item == format!("{kind}/*"))
 }
 
 #[cfg(test)]

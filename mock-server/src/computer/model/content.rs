@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
+use serde_json::value::RawValue;
 
 use super::lifecycle::{ResultType, SERVER_META};
 use super::listings::{AssetPage, DownloadLink, ProjectPage, Transcript, UploadEnvelope};
@@ -106,8 +107,9 @@ pub(crate) struct CallToolResult {
     pub(crate) content: Vec<Content>,
     /// The MCP `isError` flag.
     pub(crate) is_error: bool,
-    /// The reply again, as `structuredContent` (`None` for a message not sent).
-    pub(crate) structured_content: Option<Reply>,
+    /// The reply again, as `structuredContent` (`None` for a message not sent): the JSON the
+    /// text block holds, rendered once and written as it stands.
+    pub(crate) structured_content: Option<Box<RawValue>>,
     /// Facts beyond the documented fields.
     pub(crate) meta: Option<SettingsMeta>,
     /// Set for a stateless (2026-07-28) answer, which also carries the server info.

@@ -6,8 +6,8 @@ use std::fmt;
 use axum::Json;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response as HttpResponse};
-use serde::Serialize;
 use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
 /// A request id: a string or an integer (MCP allows no other kind, not even `null`).
@@ -309,10 +309,28 @@ impl<'a, T: Serialize> Response<'a, T> {
 }
 
 impl<T: Serialize> IntoResponse for Response<'_, T> {
+    /// As axum's `Json`, but written into a buffer sized for a typical tool result: `Json`
+    /// starts at 128 bytes and copies the answer over each time it doubles.
     fn into_response(self) -> HttpResponse {
-        Json(self).into_response()
+        let mut body = Vec::with_capacity(RESPONSE_CAPACITY);
+        match serde_json::to_writer(&mut body, &self) {
+            Ok(()) => (
+                [(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                )],
+                body,
+            )
+                .into_response(),
+            Err(error) => ErrorData::internal(format!("the answer could not be written: {error}"))
+                .with_id(Some(self.id.clone()))
+                .into_response(),
+        }
     }
 }
+
+/// Bytes first set aside for a response body (a `models_list` answer is about 2 KiB).
+const RESPONSE_CAPACITY: usize = 4096;
 
 /// A notification or a request the server sends, `{"jsonrpc":"2.0",["id":…,]"method":…,"params":…}`.
 #[derive(Debug, Serialize)]
@@ -413,55 +431,99 @@ pub(crate) enum Incoming {
 impl Incoming {
     /// Parses a POSTed body, or says why it is not a JSON-RPC message.
     pub(crate) fn parse(body: &[u8]) -> Result<Self, ErrorData> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
+        let not_json = |e: serde_json::Error| {
             ErrorData::parse_error(format!("Parse error: the body is not valid JSON ({e})"))
-        })?;
+        };
+        if body.trim_ascii_start().first() == Some(&b'{') {
+            // The usual case: the members read straight into their fields, with no map in
+            // between. A member given twice is a data error here; the general path below
+            // reads it as any JSON parser does (the last one counts).
+            match serde_json::from_slice::<Envelope>(body) {
+                Ok(envelope) => return envelope.classify(),
+                Err(e) if e.is_data() => {}
+                Err(e) => return Err(not_json(e)),
+            }
+        }
+        let value: Value = serde_json::from_slice(body).map_err(not_json)?;
         Self::classify(value)
     }
 
     /// Classifies a parsed body, or says why it is not a JSON-RPC message.
     pub(crate) fn classify(body: Value) -> Result<Self, ErrorData> {
-        let invalid = |id: Option<RequestId>, why: &str| {
-            Err(ErrorData::invalid_request(format!("Invalid Request: {why}")).with_id(id))
-        };
-        let mut object = match body {
-            Value::Object(object) => object,
-            Value::Array(_) => {
-                return invalid(
-                    None,
-                    "JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one \
-                     message per POST",
-                );
+        match body {
+            Value::Object(mut object) => Envelope {
+                jsonrpc: object.remove("jsonrpc"),
+                id: object.remove("id"),
+                method: object.remove("method"),
+                params: object.remove("params"),
+                result: object.remove("result"),
+                error: object.remove("error"),
             }
-            _ => return invalid(None, "the body must be a JSON-RPC object"),
-        };
-        let raw_id = object.remove("id");
-        let id = raw_id.clone().and_then(RequestId::from_value);
-        if object.get("jsonrpc").and_then(Value::as_str) != Some(JSONRPC) {
+            .classify(),
+            Value::Array(_) => Err(invalid_request(
+                None,
+                "JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one \
+                 message per POST",
+            )),
+            _ => Err(invalid_request(None, "the body must be a JSON-RPC object")),
+        }
+    }
+}
+
+fn invalid_request(id: Option<RequestId>, why: &str) -> ErrorData {
+    ErrorData::invalid_request(format!("Invalid Request: {why}")).with_id(id)
+}
+
+/// The members of a JSON-RPC message object that decide what it is; each is `Some` when the
+/// member is present, `null` included (an `"id": null` is a bad id, not a missing one).
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(member).map(Some)
+}
+
+impl Envelope {
+    fn classify(self) -> Result<Incoming, ErrorData> {
+        let id = self.id.clone().and_then(RequestId::from_value);
+        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC) {
             // A readable id is echoed; one that is not a string or an integer is answered
             // with `null`, as JSON-RPC 2.0 says for an id that could not be read.
-            return invalid(id, "`jsonrpc` must be \"2.0\"");
+            return Err(invalid_request(id, "`jsonrpc` must be \"2.0\""));
         }
-        if raw_id.is_some() && id.is_none() {
-            return invalid(None, "`id` must be a string or an integer");
+        if self.id.is_some() && id.is_none() {
+            return Err(invalid_request(None, "`id` must be a string or an integer"));
         }
-        match (object.remove("method"), id) {
+        match (self.method, id) {
             (Some(Value::String(method)), Some(id)) => {
-                let params = object.remove("params").unwrap_or(Value::Null);
+                let params = self.params.unwrap_or(Value::Null);
                 if !(params.is_null() || params.is_object()) {
-                    return invalid(Some(id), "`params` must be an object");
+                    return Err(invalid_request(Some(id), "`params` must be an object"));
                 }
-                Ok(Self::Request(Request { id, method, params }))
+                Ok(Incoming::Request(Request { id, method, params }))
             }
-            (Some(Value::String(method)), None) => Ok(Self::Notification { method }),
-            (Some(_), id) => invalid(id, "`method` must be a string"),
-            (None, Some(id)) if object.contains_key("result") || object.contains_key("error") => {
-                Ok(Self::Response {
+            (Some(Value::String(method)), None) => Ok(Incoming::Notification { method }),
+            (Some(_), id) => Err(invalid_request(id, "`method` must be a string")),
+            (None, Some(id)) if self.result.is_some() || self.error.is_some() => {
+                Ok(Incoming::Response {
                     id,
-                    result: object.remove("result"),
+                    result: self.result,
                 })
             }
-            (None, id) => invalid(id, "a request needs `method` (and `id`)"),
+            (None, id) => Err(invalid_request(id, "a request needs `method` (and `id`)")),
         }
     }
 }
@@ -472,8 +534,36 @@ mod tests {
 
     use super::*;
 
+    /// Through the wire: objects take the envelope's fast path, anything else the JSON tree.
     fn classify(body: Value) -> Result<Incoming, ErrorData> {
-        Incoming::classify(body)
+        let parsed = Incoming::parse(body.to_string().as_bytes());
+        let tree = Incoming::classify(body);
+        match (&parsed, &tree) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b),
+            (Err(a), Err(b)) => {
+                assert_eq!((a.code, &a.message, &a.id), (b.code, &b.message, &b.id))
+            }
+            _ => panic!("the two paths disagree: {parsed:?} and {tree:?}"),
+        }
+        parsed
+    }
+
+    #[test]
+    fn a_member_given_twice_counts_once_the_last_time_and_a_null_id_is_a_bad_id() {
+        let twice = br#"{"jsonrpc":"2.0","id":1,"method":"ping","id":2}"#;
+        let Ok(Incoming::Request(request)) = Incoming::parse(twice) else {
+            panic!("a request");
+        };
+        assert_eq!(request.id, RequestId::Number(2.into()));
+        let null_id = Incoming::parse(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+        assert_eq!(
+            null_id.err().map(|e| e.code),
+            Some(ErrorCode::INVALID_REQUEST)
+        );
+        for broken in [&b"{\"jsonrpc\":"[..], b"{]", b"[1,", b" "] {
+            let error = Incoming::parse(broken).expect_err("not JSON");
+            assert_eq!(error.code, ErrorCode::PARSE_ERROR);
+        }
     }
 
     #[test]

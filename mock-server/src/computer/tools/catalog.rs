@@ -70,6 +70,10 @@ fn validate(tool: &str, args: &Value) -> Result<(), String> {
     let Some(validator) = VALIDATORS.get(tool) else {
         return Ok(());
     };
+    // Most calls are valid: answering that is much cheaper than collecting no errors.
+    if validator.is_valid(args) {
+        return Ok(());
+    }
     let problems: Vec<String> = validator
         .iter_errors(args)
         .map(|error| {

@@ -26,8 +26,9 @@ impl Origins {
     }
 
     fn allowed(&self, host: &str) -> bool {
-        let host = host.to_ascii_lowercase();
-        matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]") || *host == *self.public_host
+        ["localhost", "127.0.0.1", "[::1]", &self.public_host]
+            .iter()
+            .any(|allowed| host.eq_ignore_ascii_case(allowed))
     }
 
     /// Why a request with `headers` is refused, if it is.
