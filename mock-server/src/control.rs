@@ -125,7 +125,7 @@ async fn scenarios(State(app): State<ControlState>) -> axum::Json<Value> {
             json!({
                 "name": s.name,
                 "description": s.description,
-                "match": s.pattern.as_ref().map(regex::Regex::as_str),
+                "match": s.pattern.as_ref().map(|p| p.as_str()),
                 "turns": s.script.turns.len(),
                 "source": s.source.display().to_string(),
             })

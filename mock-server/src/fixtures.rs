@@ -35,8 +35,8 @@ pub use computer::{LoadedScenario, Scenario, Settings};
 pub use duration::parse_duration;
 pub use embedded::{SCENARIO_SCHEMA, WORLD_FIXTURE, WORLD_SCHEMA, embedded_scenario};
 pub use world::Plan;
-pub(crate) use world::parse as parse_world;
 pub(crate) use world::{
     AgentApiSettings, Connector, ConnectorState, ModeSpec, ModelSpec, OrganizationPolicy,
     PlanLimits, WorldFixture,
 };
+pub(crate) use world::{parse as parse_world, parse_builtin as parse_builtin_world};

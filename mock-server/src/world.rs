@@ -66,7 +66,7 @@ impl World {
         // scenario). The fixture is compiled in and covered by a test, so a parse failure is a
         // build bug.
         static BUILTIN: std::sync::LazyLock<WorldFixture> = std::sync::LazyLock::new(|| {
-            crate::fixtures::parse_world(Path::new("embedded:world.json"), WORLD_FIXTURE)
+            crate::fixtures::parse_builtin_world(Path::new("embedded:world.json"), WORLD_FIXTURE)
                 .unwrap_or_else(|e| panic!("fixtures/world.json is invalid: {e}"))
         });
         Self::from_fixture(BUILTIN.clone())
