@@ -117,25 +117,29 @@ pub async fn run_suite_with(
     let shared = std::sync::Arc::new(options.clone());
     // Each scenario runs as its own task, so starting mocks and judging transcripts spread
     // over the runtime's threads instead of queueing on the caller's.
-    let mut stream =
-        futures::stream::iter(selected.iter().copied().enumerate().map(|(i, spec)| {
-            let options = shared.clone();
-            async move {
-                progress(Progress::Started {
-                    scenario: spec.name,
-                    total,
-                });
-                let task = tokio::spawn(async move { run_scenario(spec, &options).await });
-                let result = task.await.unwrap_or_else(|e| {
-                    Err(Error::ScenarioTask {
-                        name: spec.name.to_owned(),
-                        message: e.to_string(),
-                    })
-                });
-                (i, result)
-            }
-        }))
-        .buffer_unordered(options.jobs.max(1));
+    // Task scenarios start first: they wait out real-time poll intervals and are the longest,
+    // so started last they would run on alone at the end. The report keeps the selected order.
+    let mut order: Vec<(usize, &'static ScenarioSpec)> =
+        selected.iter().copied().enumerate().collect();
+    order.sort_by_key(|(_, spec)| spec.flow != Flow::Tasks);
+    let mut stream = futures::stream::iter(order.into_iter().map(|(i, spec)| {
+        let options = shared.clone();
+        async move {
+            progress(Progress::Started {
+                scenario: spec.name,
+                total,
+            });
+            let task = tokio::spawn(async move { run_scenario(spec, &options).await });
+            let result = task.await.unwrap_or_else(|e| {
+                Err(Error::ScenarioTask {
+                    name: spec.name.to_owned(),
+                    message: e.to_string(),
+                })
+            });
+            (i, result)
+        }
+    }))
+    .buffer_unordered(options.jobs.max(1));
     while let Some((i, result)) = stream.next().await {
         let result = result?;
         progress(Progress::Finished {

@@ -25,17 +25,18 @@ pub const TASK_POLL_INTERVAL_MS: u64 = 200;
 /// `tasks/get` in turn, the last repeating. `task-cancel` asks for 600 ms from its first poll
 /// on, so a client hard-coding 100 ms polls under half the interval there.
 pub const TASK_POLL_INTERVALS_MS: &[(&str, &[u64])] = &[
+    // Close to the shortest: the suite's wall time is mostly these waits.
     ("task-question", &[TASK_POLL_INTERVAL_MS]),
-    ("task-approval", &[250]),
-    ("task-sign-in", &[300]),
+    ("task-approval", &[220]),
+    ("task-sign-in", &[240]),
     ("task-follow-up", &[TASK_POLL_INTERVAL_MS]),
     ("task-cancel", &[TASK_POLL_INTERVAL_MS, 600]),
-    ("task-failure", &[350]),
-    ("task-credits", &[400]),
+    ("task-failure", &[210]),
+    ("task-credits", &[230]),
     // Duty scenarios (variants of the fixtures above and of plain ones).
-    ("task-approval-deny", &[450]),
-    ("task-credits-before-send", &[TASK_POLL_INTERVAL_MS, 500]),
-    ("task-reconnect", &[320]),
+    ("task-approval-deny", &[250]),
+    ("task-credits-before-send", &[TASK_POLL_INTERVAL_MS, 300]),
+    ("task-reconnect", &[260]),
 ];
 
 /// The embedded fixtures of the task scenarios, by name.
