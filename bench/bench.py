@@ -12,6 +12,10 @@ with the targets they are held to:
   memory       the mock's RSS after CALLS calls minus its RSS when idle after the handshake
   ready        exec to the first good `initialize` answer (median of STARTUP_RUNS)
 
+and, without a target, each server's CPU time per call in the rounds (user + system, from
+/proc/PID/stat): on a machine where other work competes for the cores, the ratio of CPU per call
+moves far less than the ratio of req/s.
+
 The ceiling serves the very bytes the mock answered (captured once), so the ratio is the cost of
 the mock's work, not of a different answer. Pinned by default: each server on CPU 1, wrk (one
 thread) on CPU 0, so generator and server never share a core. Only 127.0.0.1 is used; every
@@ -168,6 +172,13 @@ def wrk(base, session, seconds, args):
     raise Failed(f"wrk printed no summary: {out[-300:]}")
 
 
+def cpu_seconds(proc):
+    """User + system CPU time the process has used so far."""
+    with open(f"/proc/{proc.pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mib(proc):
     with open(f"/proc/{proc.pid}/status") as status:
         for line in status:
@@ -219,16 +230,20 @@ def main():
             summary = wrk(url, sess, args.warm, args)
             calls += summary["requests"] if name == "mock" else 0
         rounds = {"mock": [], "ceiling": []}
+        servers = {"mock": mock, "ceiling": ceiling}
         for number in range(1, args.rounds + 1):
             for name, url, sess in (("mock", mock_url, session), ("ceiling", ceiling_url, {})):
+                cpu_before = cpu_seconds(servers[name])
                 summary = wrk(url, sess, args.dur, args)
+                summary["cpu_us"] = ((cpu_seconds(servers[name]) - cpu_before) * 1e6
+                                     / max(summary["requests"], 1))
                 if summary["errors"]:
                     raise Failed(f"{name}: {summary['errors']} wrk errors in round {number}")
                 rounds[name].append(summary)
                 calls += summary["requests"] if name == "mock" else 0
                 print(f"   round {number} {name:8} {summary['rps']:>10,.0f} req/s  "
-                      f"p50 {summary['p50_us'] / 1000:.2f} ms  p99 {summary['p99_us'] / 1000:.2f} ms",
-                      flush=True)
+                      f"p50 {summary['p50_us'] / 1000:.2f} ms  p99 {summary['p99_us'] / 1000:.2f} ms  "
+                      f"CPU {summary['cpu_us']:.0f} us/call", flush=True)
         print(f"== memory: loading the mock until it has served {args.calls:,} calls", flush=True)
         while calls < args.calls:
             summary = wrk(mock_url, session, args.dur, args)
@@ -263,7 +278,11 @@ def main():
     print(f"|---|---|---|---|")
     for name, measured, target, met in figures:
         print(f"| {name} | {measured} | {target} | {verdict(met)} |")
-    print(f"\n{'pinned: servers on CPU 1, wrk on CPU 0' if args.pin else 'unpinned'}; "
+    mock_cpu = statistics.median(r["cpu_us"] for r in rounds["mock"])
+    ceiling_cpu = statistics.median(r["cpu_us"] for r in rounds["ceiling"])
+    print(f"\nCPU per call (medians of the rounds): mock {mock_cpu:.0f} us, ceiling "
+          f"{ceiling_cpu:.0f} us ({ceiling_cpu / mock_cpu:.2f}x)")
+    print(f"{'pinned: servers on CPU 1, wrk on CPU 0' if args.pin else 'unpinned'}; "
           f"wrk {args.conc} connections, {args.rounds} rounds of {args.dur} s after {args.warm} s warm-up")
     return 1 if args.check and not all(met for *_, met in figures) else 0
 
