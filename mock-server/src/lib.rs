@@ -105,7 +105,7 @@ pub use computer::{
 };
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use fixtures::Catalog;
-pub use http::encoding::percent_decode;
+pub use http::encoding::{percent_decode, percent_encode};
 pub use journal::{
     Exchange, Journal, JournalConfig, JournalGap, JournalQuery, JournalStats, SseRecord,
     StatusFilter, WaitError, fingerprint,

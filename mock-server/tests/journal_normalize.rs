@@ -9,7 +9,7 @@ use axum::body::Body;
 use common::Mock;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
-use mock_server::{MockHandle, MockServer};
+use mock_server::{MockHandle, MockServer, percent_encode};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -83,18 +83,6 @@ impl Run {
     }
 }
 
-fn enc(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn query_param(url: &str, name: &str) -> String {
     url.split_once('?')
         .map_or("", |(_, q)| q)
@@ -140,8 +128,8 @@ async fn client(run: &Run, state: &str) {
     let authorize = format!(
         "/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri={}&state={state}\
          &code_challenge={CHALLENGE}&code_challenge_method=S256&resource={}",
-        enc(redirect),
-        enc(&resource)
+        percent_encode(redirect),
+        percent_encode(&resource)
     );
     let (status, headers, _) = run
         .send(
@@ -156,8 +144,8 @@ async fn client(run: &Run, state: &str) {
     let form = format!(
         "grant_type=authorization_code&code={code}&code_verifier={VERIFIER}&client_id={client_id}\
          &redirect_uri={}&resource={}",
-        enc(redirect),
-        enc(&resource)
+        percent_encode(redirect),
+        percent_encode(&resource)
     );
     let (status, _, tokens) = run
         .send(

@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::body::Body;
 use common::{BASE, MCP, Mock, Reply};
 use http::{Request, StatusCode};
-use mock_server::MockServer;
+use mock_server::{MockServer, percent_encode};
 use serde_json::{Value, json};
 
 /// RFC 7636 Appendix B: a verifier and its S256 challenge.
@@ -27,23 +27,10 @@ fn auto(account: &str) -> Mock {
     Mock::with(MockServer::builder().auto_consent(account))
 }
 
-/// Percent-encodes a form value.
-fn enc(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn form(pairs: &[(&str, &str)]) -> String {
     pairs
         .iter()
-        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
         .collect::<Vec<_>>()
         .join("&")
 }

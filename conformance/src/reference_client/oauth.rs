@@ -7,7 +7,7 @@
 //!
 //! With `--break` it breaks one of the `oauth.*` rules and recovers, so only that rule fails.
 
-use mock_server::percent_decode as decode;
+use mock_server::{percent_decode as decode, percent_encode};
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
@@ -73,22 +73,10 @@ fn challenge_param(challenge: &str, name: &str) -> Option<String> {
     Some(challenge[start..end].to_owned())
 }
 
-fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 fn form(pairs: &[(&str, &str)]) -> String {
     pairs
         .iter()
-        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -148,7 +136,7 @@ impl Authorizer {
     /// in, the token goes in the query string as well).
     pub(super) fn request_url(&mut self, url: &str) -> String {
         match (&self.access, std::mem::take(&mut self.query_pending)) {
-            (Some(token), true) => format!("{url}?access_token={}", encode(token)),
+            (Some(token), true) => format!("{url}?access_token={}", percent_encode(token)),
             _ => url.to_owned(),
         }
     }

@@ -23,7 +23,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use mock_server::{Journal, MockHandle};
+use mock_server::{Journal, MockHandle, percent_encode};
 use serde_json::{Value, json};
 
 use crate::transcript::{PERSON_USER_AGENT, UserRecord, path_of};
@@ -201,8 +201,8 @@ async fn consent(user: &UserChannel, url: &str) -> (Value, Value) {
         let decision = if declined { "deny" } else { "allow" };
         let form = format!(
             "request={}&account={}&decision={decision}",
-            form_encode(&request),
-            form_encode(account)
+            percent_encode(&request),
+            percent_encode(account)
         );
         let action = format!("{}{}", origin(url), mock_server::AUTHORIZE_PATH);
         match http
@@ -281,18 +281,6 @@ fn is_loopback(url: &str) -> bool {
     ["http://127.0.0.1", "http://localhost", "http://[::1]"]
         .iter()
         .any(|prefix| url.starts_with(prefix))
-}
-
-fn form_encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// A redirect URL with its `code` fingerprinted, as the journal shows the mock's `Location`.

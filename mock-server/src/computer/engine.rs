@@ -22,7 +22,7 @@ use super::thread::{Asset, Delivery, Phase, Thread};
 use super::view::{self, Links};
 use crate::clock::{Clock, to_chrono};
 use crate::fixtures::Catalog;
-use crate::http::encoding::urlencode;
+use crate::http::encoding::percent_encode;
 use crate::world::World;
 
 /// How long a download URL stays valid.
@@ -437,7 +437,7 @@ impl Engine {
         format!(
             "{}/_mock/files/{token}/{}",
             self.base_url,
-            urlencode(&asset.spec.filename)
+            percent_encode(&asset.spec.filename)
         )
     }
 

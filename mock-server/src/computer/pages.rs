@@ -12,7 +12,7 @@ use super::engine::DownloadError;
 use super::files;
 use super::service::Service;
 use super::service::pages::{FileDownload, SignInVisit};
-use crate::http::encoding::{escape, page, page_not_found, urlencode};
+use crate::http::encoding::{escape, page, page_not_found, percent_encode};
 
 /// The pages' routes.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Router<S> {
@@ -171,7 +171,7 @@ fn serve_file(file: FileDownload) -> Response {
 /// A published website's address without its final `/`: the site's relative links resolve
 /// against the folder, so the mock sends the browser there.
 async fn site_root(Path(asset): Path<String>) -> Redirect {
-    Redirect::permanent(&format!("/_mock/sites/{}/", urlencode(&asset)))
+    Redirect::permanent(&format!("/_mock/sites/{}/", percent_encode(&asset)))
 }
 
 /// A website Computer published: public, no token, no expiry (a preview link from

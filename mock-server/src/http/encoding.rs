@@ -62,7 +62,7 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
 
 /// Percent-encodes everything but RFC 3986's unreserved characters, so the result is safe as a
 /// path segment and as a query value.
-pub(crate) fn urlencode(text: &str) -> String {
+pub fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         match b {
@@ -179,8 +179,11 @@ mod tests {
 
     #[test]
     fn urlencode_keeps_only_unreserved_characters() {
-        assert_eq!(urlencode("a-b_c.d~e"), "a-b_c.d~e");
-        assert_eq!(urlencode("q3 report/é?&="), "q3%20report%2F%C3%A9%3F%26%3D");
+        assert_eq!(percent_encode("a-b_c.d~e"), "a-b_c.d~e");
+        assert_eq!(
+            percent_encode("q3 report/é?&="),
+            "q3%20report%2F%C3%A9%3F%26%3D"
+        );
     }
 
     #[test]

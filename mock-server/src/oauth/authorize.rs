@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use super::resource::{self, AUTHORIZE_PATH, SCOPE};
 use super::state::OAuthState;
 use super::store::{Full, Grant};
-use crate::http::encoding::{escape, page, urlencode};
+use crate::http::encoding::{escape, page, percent_encode};
 
 /// `GET /oauth/authorize`.
 pub(crate) async fn authorize(
@@ -234,7 +234,7 @@ fn check(app: &OAuthState, params: &HashMap<String, String>) -> Result<Grant, Re
 fn redirect(uri: &str, pairs: &[(&str, String)]) -> Response {
     let query: Vec<String> = pairs
         .iter()
-        .map(|(name, value)| format!("{name}={}", urlencode(value)))
+        .map(|(name, value)| format!("{name}={}", percent_encode(value)))
         .collect();
     let separator = if uri.contains('?') { '&' } else { '?' };
     let location = format!("{uri}{separator}{}", query.join("&"));
