@@ -6,17 +6,26 @@
 //! on `error` and `access_denied`, and each file as a `resource_link` block for protocol
 //! 2025-06-18 and later.
 
-use super::model::content::{CallToolResult, Content, Reply, SettingsMeta};
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+
+use super::model::content::{CallToolResult, Content, Reply, SettingsMeta, Text};
 use super::model::version::ProtocolVersion;
 
 /// The `CallToolResult` of `reply` for a client on `version` (stateless answers add their
 /// `resultType` with [`CallToolResult::stateless`]).
 pub(crate) fn call_result(reply: Reply, version: ProtocolVersion) -> CallToolResult {
     // Rendered once: the text block and `structuredContent` are the same JSON.
-    let json = serde_json::value::to_raw_value(&reply).unwrap_or_default();
-    let mut content = vec![Content::Text {
-        text: json.get().to_owned(),
-    }];
+    let (json, text) = match &reply {
+        Reply::Models(list) => (list.json(), Text::Literal(list.literal())),
+        _ => {
+            let json: Arc<RawValue> =
+                Arc::from(serde_json::value::to_raw_value(&reply).unwrap_or_default());
+            (json.clone(), Text::Json(json))
+        }
+    };
+    let mut content = vec![Content::Text { text }];
     let (is_error, structured, meta) = match &reply {
         Reply::Checkpoint(checkpoint) => {
             // `resource_link` exists from 2025-06-18 on; older clients would reject the block.

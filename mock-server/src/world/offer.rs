@@ -149,20 +149,44 @@ impl<'a> Offer<'a> {
 
 /// One account's `models_list` result, rendered once when the world is built: neither the
 /// world file nor its accounts change while the mock runs, so every call writes these bytes.
+/// The result travels twice in a tool answer, as `structuredContent` and as the JSON string of
+/// its text block, so both forms are kept.
 #[derive(Debug, Clone)]
-pub(crate) struct ModelsList(Arc<RawValue>);
+pub(crate) struct ModelsList {
+    json: Arc<RawValue>,
+    literal: Arc<RawValue>,
+}
 
 impl ModelsList {
     /// Renders what `offered` lists out of `fixture`.
     pub(super) fn render(fixture: &WorldFixture, offered: &Offered) -> Self {
-        let json = serde_json::value::to_raw_value(&Listing { fixture, offered });
-        Self(Arc::from(json.unwrap_or_default()))
+        let json =
+            serde_json::value::to_raw_value(&Listing { fixture, offered }).unwrap_or_default();
+        // A JSON string literal is always valid JSON, so neither step can fail.
+        let literal = serde_json::to_string(json.get())
+            .ok()
+            .and_then(|text| RawValue::from_string(text).ok())
+            .unwrap_or_default();
+        Self {
+            json: Arc::from(json),
+            literal: Arc::from(literal),
+        }
+    }
+
+    /// The result as JSON.
+    pub(crate) fn json(&self) -> Arc<RawValue> {
+        self.json.clone()
+    }
+
+    /// The same JSON as a JSON string literal (`"{\"default_mode\":…}"`).
+    pub(crate) fn literal(&self) -> Arc<RawValue> {
+        self.literal.clone()
     }
 }
 
 impl Serialize for ModelsList {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        self.json.serialize(serializer)
     }
 }
 

@@ -2,6 +2,8 @@
 //! `CallToolResult` it travels in (the reply as JSON text, again as `structuredContent`,
 //! files as `resource_link` blocks, facts beyond the documented fields in `_meta`).
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::value::RawValue;
@@ -61,13 +63,13 @@ impl From<Checkpoint> for Reply {
 }
 
 /// A content block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum Content {
     /// Text (the reply as JSON).
     Text {
         /// The text.
-        text: String,
+        text: Text,
     },
     /// A file the client may fetch.
     ResourceLink {
@@ -82,6 +84,25 @@ pub(crate) enum Content {
         #[serde(skip_serializing_if = "Option::is_none")]
         size: Option<u64>,
     },
+}
+
+/// The text of a text block, which is always a reply's JSON.
+#[derive(Debug, Clone)]
+pub(crate) enum Text {
+    /// The JSON, escaped into a JSON string as the answer is written.
+    Json(Arc<RawValue>),
+    /// The JSON already escaped as a JSON string literal: a reply that never changes
+    /// (`models_list`) is escaped once, not on every call.
+    Literal(Arc<RawValue>),
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Json(json) => serializer.serialize_str(json.get()),
+            Self::Literal(literal) => literal.serialize(serializer),
+        }
+    }
 }
 
 /// `_meta` of a tool result: the settings the request ran with, under a vendor key. The
@@ -109,7 +130,7 @@ pub(crate) struct CallToolResult {
     pub(crate) is_error: bool,
     /// The reply again, as `structuredContent` (`None` for a message not sent): the JSON the
     /// text block holds, rendered once and written as it stands.
-    pub(crate) structured_content: Option<Box<RawValue>>,
+    pub(crate) structured_content: Option<Arc<RawValue>>,
     /// Facts beyond the documented fields.
     pub(crate) meta: Option<SettingsMeta>,
     /// Set for a stateless (2026-07-28) answer, which also carries the server info.
@@ -133,7 +154,7 @@ impl Serialize for CallToolResult {
         map.serialize_entry("content", &self.content)?;
         map.serialize_entry("isError", &self.is_error)?;
         if let Some(structured) = &self.structured_content {
-            map.serialize_entry("structuredContent", structured)?;
+            map.serialize_entry("structuredContent", &**structured)?;
         }
         match (&self.meta, self.result_type) {
             (Some(meta), Some(result_type)) => {
