@@ -17,10 +17,9 @@ pub(crate) mod tasks;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::body::Body;
+use axum::extract::{FromRef, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
@@ -32,6 +31,7 @@ use crate::limits::StateLimits;
 use crate::oauth::resource::{self, MCP_PATH};
 use elicitation::Elicitations;
 use handshake::{SESSION_HEADER, Sessions};
+use origin::{Origins, SameOrigin};
 use tasks::Tasks;
 
 /// The endpoint's state: the service, what the transports keep (sessions, tasks, in-call
@@ -47,6 +47,7 @@ struct Parts {
     tasks: Tasks,
     elicitations: Arc<Elicitations>,
     authenticator: Authenticator,
+    origins: Origins,
     base_url: String,
     mcp_resource: String,
 }
@@ -66,19 +67,18 @@ impl Endpoint {
                 tasks: Tasks::default(),
                 elicitations: Arc::default(),
                 authenticator,
+                origins: Origins::of(base_url),
                 base_url: base_url.to_owned(),
                 mcp_resource: resource::mcp_resource(base_url),
             }),
         }
     }
 
-    /// The MCP route, guarded against DNS rebinding.
+    /// The MCP route; every handler on it takes [`SameOrigin`] first, against DNS rebinding.
     pub(crate) fn routes<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
-        let origins = origin::Origins::of(&self.inner.base_url);
         Router::new()
             .route(MCP_PATH, get(stream).post(post).delete(delete))
             .method_not_allowed_fallback(wrong_method)
-            .route_layer(middleware::from_fn_with_state(origins, origin::guard))
             .with_state(self.clone())
     }
 
@@ -95,6 +95,12 @@ impl Endpoint {
         self.inner.service.reset();
         self.inner.tasks.clear();
         self.inner.elicitations.clear();
+    }
+}
+
+impl FromRef<Endpoint> for Origins {
+    fn from_ref(endpoint: &Endpoint) -> Self {
+        endpoint.inner.origins.clone()
     }
 }
 
@@ -151,28 +157,35 @@ fn refusal_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
 /// `POST /rest/computer/mcp`.
 async fn post(
     State(endpoint): State<Endpoint>,
+    _: SameOrigin,
     Authenticated { account, .. }: Authenticated<Mcp>,
-    headers: HeaderMap,
-    body: Bytes,
+    request: Request,
 ) -> Response {
     let parts = &*endpoint.inner;
-    if !content_type_is_json(&headers) {
+    let (head, body) = request.into_parts();
+    let headers = &head.headers;
+    if !content_type_is_json(headers) {
         return ErrorData::unsupported_media_type(
             "Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json",
         )
         .into_response();
     }
-    if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
+    let accepted = accepted(headers);
+    if !(accepted.json && accepted.event_stream) {
         return ErrorData::not_acceptable(
             "Not Acceptable: the Accept header must list both application/json and text/event-stream",
         )
         .into_response();
     }
+    let body = match read_body(body).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
     let message = match Incoming::parse(&body) {
         Ok(message) => message,
         Err(error) => return error.into_response(),
     };
-    if stateless::claims(&headers, &message) {
+    if stateless::claims(headers, &message) {
         let service = parts.service.clone();
         let elicitations = parts.elicitations.clone();
         return stateless::post(
@@ -180,7 +193,7 @@ async fn post(
             &parts.tasks,
             elicitations,
             account,
-            &headers,
+            headers,
             message,
         )
         .await;
@@ -192,7 +205,7 @@ async fn post(
             return parts.sessions.initialize(&account.id, request);
         }
     }
-    let session = match parts.sessions.open(&headers, &account.id) {
+    let session = match parts.sessions.open(headers, &account.id) {
         Ok(session) => session,
         Err(error) => return error.into_response(),
     };
@@ -214,8 +227,17 @@ async fn post(
     }
 }
 
+/// The whole body of a POST (the journal has read it already, and refused one over the limit).
+async fn read_body(body: Body) -> Result<axum::body::Bytes, ErrorData> {
+    axum::body::to_bytes(body, crate::journal::BODY_LIMIT)
+        .await
+        .map_err(|error| {
+            ErrorData::parse_error(format!("Parse error: the body could not be read: {error}"))
+        })
+}
+
 /// Any other method on the MCP URL (`PUT`, `PATCH`, …): 405 with a JSON-RPC error and `Allow`.
-async fn wrong_method(method: axum::http::Method) -> ErrorData {
+async fn wrong_method(_: SameOrigin, method: axum::http::Method) -> ErrorData {
     ErrorData::method_not_allowed(format!(
         "Method Not Allowed: the MCP endpoint takes POST (JSON-RPC messages), GET (the \
          standalone SSE stream of a session) and DELETE (ending a session), not {method}."
@@ -225,13 +247,14 @@ async fn wrong_method(method: axum::http::Method) -> ErrorData {
 /// `GET /rest/computer/mcp`: the standalone server-to-client stream.
 async fn stream(
     State(endpoint): State<Endpoint>,
+    _: SameOrigin,
     Authenticated { account, .. }: Authenticated<Mcp>,
     headers: HeaderMap,
 ) -> Response {
     if let Some(refusal) = stateless::refuse_non_post(&headers) {
         return refusal.into_response();
     }
-    if !accepts(&headers, "text/event-stream") {
+    if !accepted(&headers).event_stream {
         return ErrorData::not_acceptable(
             "Not Acceptable: the GET stream needs Accept: text/event-stream",
         )
@@ -246,6 +269,7 @@ async fn stream(
 /// `DELETE /rest/computer/mcp`: ends the session.
 async fn delete(
     State(endpoint): State<Endpoint>,
+    _: SameOrigin,
     Authenticated { account, .. }: Authenticated<Mcp>,
     headers: HeaderMap,
 ) -> Response {
@@ -263,22 +287,39 @@ fn content_type_is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// Whether the Accept header lists `media` (or a wildcard that covers it), in any order.
-fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    headers
+/// Which of the two media types of the Streamable HTTP transport an `Accept` header lists,
+/// by name or through a wildcard.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Accepted {
+    json: bool,
+    event_stream: bool,
+}
+
+/// Reads the `Accept` header (every instance of it) once, in any order of its items.
+fn accepted(headers: &HeaderMap) -> Accepted {
+    let mut accepted = Accepted::default();
+    let items = headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|item| item.split(';').next().unwrap_or("").trim())
-        .any(|item| {
-            item.eq_ignore_ascii_case(media)
-                || item == "*/*"
-                || item
-                    .split_once('/')
-                    .is_some_and(|(k, sub)| sub == "*" && k.eq_ignore_ascii_case(kind))
-        })
+        .flat_map(|v| v.split(','));
+    for item in items {
+        let media = item.split(';').next().unwrap_or("").trim();
+        let (kind, sub) = media.split_once('/').unwrap_or((media, ""));
+        let any = sub == "*";
+        if kind == "*" && any {
+            return Accepted {
+                json: true,
+                event_stream: true,
+            };
+        }
+        if kind.eq_ignore_ascii_case("application") {
+            accepted.json |= any || sub.eq_ignore_ascii_case("json");
+        } else if kind.eq_ignore_ascii_case("text") {
+            accepted.event_stream |= any || sub.eq_ignore_ascii_case("event-stream");
+        }
+    }
+    accepted
 }
 
 #[cfg(test)]
@@ -287,17 +328,48 @@ mod tests {
 
     use super::*;
 
+    fn accepted_of(values: &[&'static str]) -> Accepted {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(header::ACCEPT, HeaderValue::from_static(value));
+        }
+        accepted(&headers)
+    }
+
+    const BOTH: Accepted = Accepted {
+        json: true,
+        event_stream: true,
+    };
+
     #[test]
     fn accept_lists_match_in_either_order() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/event-stream, application/json"),
+        assert_eq!(accepted_of(&["text/event-stream, application/json"]), BOTH);
+        assert_eq!(
+            accepted_of(&["application/json"]),
+            Accepted {
+                json: true,
+                event_stream: false
+            }
         );
-        assert!(accepts(&headers, "application/json"));
-        assert!(accepts(&headers, "text/event-stream"));
-        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert!(!accepts(&headers, "text/event-stream"));
+        assert_eq!(accepted_of(&[]), Accepted::default());
+    }
+
+    #[test]
+    fn accept_items_match_with_parameters_any_case_wildcards_and_several_headers() {
+        assert_eq!(
+            accepted_of(&["Application/JSON;q=0.9 , TEXT/Event-Stream;q=0.1"]),
+            BOTH
+        );
+        assert_eq!(accepted_of(&["*/*"]), BOTH);
+        assert_eq!(accepted_of(&["application/*, text/*"]), BOTH);
+        assert_eq!(
+            accepted_of(&["application/json", "text/event-stream"]),
+            BOTH
+        );
+        assert_eq!(
+            accepted_of(&["text/html, application/jsonx, text/event-streams"]),
+            Accepted::default()
+        );
     }
 
     #[test]

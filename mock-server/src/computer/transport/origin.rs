@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{FromRef, FromRequestParts};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 
 use crate::computer::model::jsonrpc::ErrorData;
 
@@ -57,16 +56,23 @@ impl Origins {
     }
 }
 
-/// The middleware: refuses a foreign host or origin with 403.
-pub(crate) async fn guard(
-    State(origins): State<Origins>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if let Some(refusal) = origins.refusal(request.headers()) {
-        return ErrorData::forbidden(format!("Forbidden: {refusal}")).into_response();
+/// The extractor every MCP handler takes first, so a foreign host or origin is refused with
+/// 403 before anything else happens, authentication included (extractors run in order).
+pub(crate) struct SameOrigin;
+
+impl<S> FromRequestParts<S> for SameOrigin
+where
+    S: Send + Sync,
+    Origins: FromRef<S>,
+{
+    type Rejection = ErrorData;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Origins::from_ref(state).refusal(&parts.headers) {
+            Some(refusal) => Err(ErrorData::forbidden(format!("Forbidden: {refusal}"))),
+            None => Ok(Self),
+        }
     }
-    next.run(request).await
 }
 
 /// `host[:port]` of a URL.
