@@ -355,9 +355,9 @@ impl AppState {
             // The journal enforces each surface's body limit and answers in its shape; axum's
             // own 2 MB default would otherwise refuse 2-4 MiB bodies as plain text first.
             .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT))
-            .layer(axum::middleware::from_fn_with_state(
-                journal::Recorder::new(shared.journal.clone(), shared.clock.clone()),
-                journal::record,
+            .layer(journal::Recorder::new(
+                shared.journal.clone(),
+                shared.clock.clone(),
             ))
     }
 }

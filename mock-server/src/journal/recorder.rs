@@ -4,15 +4,19 @@
 //! It costs a call no parse: the request body is read once (it has to be, to enforce the
 //! limit), its first bytes copied for the journal, and the response captured as it goes out.
 
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
+use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use chrono::Utc;
+use futures::future::BoxFuture;
 use http::StatusCode;
 use http_body_util::BodyExt;
 use serde_json::json;
+use tower::{Layer, Service};
 
 use super::capture::Open;
 use super::endpoint::JOURNAL_PATH;
@@ -33,7 +37,7 @@ const DASHBOARD_READS: &[&str] = &[
     "/_mock/dashboard.css",
 ];
 
-/// What the middleware needs.
+/// The layer that records every exchange of the service it wraps.
 #[derive(Clone)]
 pub(crate) struct Recorder {
     journal: Journal,
@@ -47,19 +51,70 @@ impl Recorder {
     }
 }
 
-/// The middleware.
-pub(crate) async fn record(
-    State(recorder): State<Recorder>,
-    request: Request,
-    next: Next,
-) -> Response {
+impl<S> Layer<S> for Recorder {
+    type Service = Recorded<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Recorded {
+            inner,
+            recorder: self.clone(),
+        }
+    }
+}
+
+/// A service whose exchanges are recorded. Hand-written rather than `from_fn`, which boxes the
+/// inner service again on every request.
+#[derive(Clone)]
+pub(crate) struct Recorded<S> {
+    inner: S,
+    recorder: Recorder,
+}
+
+impl<S> Service<Request> for Recorded<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The clone is not ready yet; the one `poll_ready` readied is the one to call.
+        let clone = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
+        let recorder = self.recorder.clone();
+        Box::pin(async move { Ok(record(recorder, request, inner).await) })
+    }
+}
+
+/// Calls `inner`, which never fails.
+async fn run<S>(mut inner: S, request: Request) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    match inner.call(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// Records one exchange around `inner`.
+async fn record<S>(recorder: Recorder, request: Request, inner: S) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
     let path = request.uri().path().to_owned();
     // Reading the journal, and the dashboard's own polling, would otherwise fill the journal
     // with reads of itself.
     if path == JOURNAL_PATH
         || (request.method() == http::Method::GET && DASHBOARD_READS.contains(&path.as_str()))
     {
-        return next.run(request).await;
+        return run(inner, request).await;
     }
     let Recorder { journal, clock } = recorder;
     let capturing = journal.capturing();
@@ -80,7 +135,7 @@ pub(crate) async fn record(
             record.request_body = StoredBody::Upload { declared };
             Open::new(journal.clone(), clock.clone(), record)
         });
-        let response = next.run(Request::from_parts(parts, body)).await;
+        let response = run(inner, Request::from_parts(parts, body)).await;
         return respond(open, response).await;
     }
     let surface = Surface::of(&path);
@@ -91,9 +146,7 @@ pub(crate) async fn record(
                 record.request_body = StoredBody::capture(&bytes, cap);
                 Open::new(journal.clone(), clock.clone(), record)
             });
-            let response = next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
+            let response = run(inner, Request::from_parts(parts, Body::from(bytes))).await;
             respond(open, response).await
         }
         Err(refused) => {
