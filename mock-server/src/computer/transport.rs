@@ -188,14 +188,16 @@ async fn post(
     if stateless::claims(headers, &message) {
         let service = parts.service.clone();
         let elicitations = parts.elicitations.clone();
-        return stateless::post(
+        // Boxed: the stateless era's future is several times the size of the handshake's,
+        // and the router copies this handler's future into a box of its own.
+        return Box::pin(stateless::post(
             service,
             &parts.tasks,
             elicitations,
             account,
             headers,
             message,
-        )
+        ))
         .await;
     }
     if let Incoming::Request(request) = &message {

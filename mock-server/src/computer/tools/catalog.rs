@@ -125,7 +125,9 @@ pub(crate) async fn call(
         "models_list" | "projects_list" | "create_attachment_upload" => {
             account::call(service, account, name, &args)
         }
-        _ => task::call(service, account, name, &args, wait).await,
+        // A task tool's future holds a whole send and is the largest by far: boxed, it does
+        // not make every other call's future (which the router boxes again) as large.
+        _ => Box::pin(task::call(service, account, name, &args, wait)).await,
     }
 }
 
