@@ -36,32 +36,40 @@ use crate::world::Account;
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-/// One MCP session.
-#[derive(Debug, Clone)]
+/// One MCP session: what `initialize` settled, which no later request changes.
+#[derive(Debug)]
 pub(crate) struct Session {
     account: String,
     protocol_version: ProtocolVersion,
-    initialized: bool,
     /// What the client declared in `initialize`.
     capabilities: ClientCapabilities,
     id: String,
     /// Flips to `true` when the session ends, closing its GET streams.
     closed: watch::Sender<bool>,
+}
+
+/// A session as the table keeps it: shared with the requests in it (so naming it copies
+/// nothing), and when it was last used.
+#[derive(Debug)]
+struct Entry {
+    session: Arc<Session>,
+    initialized: bool,
     /// When a request last named the session (real, monotonic time).
     last_used: Instant,
 }
 
-impl Session {
+impl Entry {
     /// Whether the session has sat unused past `idle` at `now`; an open GET stream is use.
     fn expired(&self, now: Instant, idle: Duration) -> bool {
-        self.closed.receiver_count() == 0 && now.saturating_duration_since(self.last_used) >= idle
+        self.session.closed.receiver_count() == 0
+            && now.saturating_duration_since(self.last_used) >= idle
     }
 }
 
 /// All open sessions, at most `max` of them; one unused for `idle` ends.
 #[derive(Debug)]
 pub(crate) struct Sessions {
-    sessions: Mutex<HashMap<String, Session>>,
+    sessions: Mutex<HashMap<String, Entry>>,
     idle: Duration,
     max: usize,
 }
@@ -78,23 +86,23 @@ impl Sessions {
 
     /// Ends every session (`POST /_mock/reset`), closing their GET streams.
     pub(crate) fn clear(&self) {
-        for (_, session) in self.lock().drain() {
-            let _ = session.closed.send(true);
+        for (_, entry) in self.lock().drain() {
+            let _ = entry.session.closed.send(true);
         }
     }
 
     /// Ends every session unused for longer than the idle timeout.
-    fn sweep(sessions: &mut HashMap<String, Session>, now: Instant, idle: Duration) {
-        sessions.retain(|_, session| {
-            let keep = !session.expired(now, idle);
+    fn sweep(sessions: &mut HashMap<String, Entry>, now: Instant, idle: Duration) {
+        sessions.retain(|_, entry| {
+            let keep = !entry.expired(now, idle);
             if !keep {
-                let _ = session.closed.send(true);
+                let _ = entry.session.closed.send(true);
             }
             keep
         });
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Session>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
         self.sessions
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -102,21 +110,27 @@ impl Sessions {
 
     /// The session a request names, checked: it exists, belongs to `account`, and the
     /// request's `MCP-Protocol-Version` is one this server speaks.
-    pub(crate) fn open(&self, headers: &HeaderMap, account: &str) -> Result<Session, ErrorData> {
+    pub(crate) fn open(
+        &self,
+        headers: &HeaderMap,
+        account: &str,
+    ) -> Result<Arc<Session>, ErrorData> {
         let session_id = session_id(headers)?;
         let now = Instant::now();
         let session = {
             let mut sessions = self.lock();
-            match sessions.get_mut(&session_id) {
-                Some(s) if s.account == account && s.expired(now, self.idle) => {
-                    if let Some(ended) = sessions.remove(&session_id) {
-                        let _ = ended.closed.send(true);
+            match sessions.get_mut(session_id) {
+                Some(entry)
+                    if entry.session.account == account && entry.expired(now, self.idle) =>
+                {
+                    if let Some(ended) = sessions.remove(session_id) {
+                        let _ = ended.session.closed.send(true);
                     }
                     None
                 }
-                Some(s) if s.account == account => {
-                    s.last_used = now;
-                    Some(s.clone())
+                Some(entry) if entry.session.account == account => {
+                    entry.last_used = now;
+                    Some(entry.session.clone())
                 }
                 _ => None,
             }
@@ -167,15 +181,18 @@ impl Sessions {
                 .with_id(Some(request.id.clone()))
                 .into_response();
             }
+            let session = Session {
+                account: account.to_owned(),
+                protocol_version: version,
+                capabilities,
+                id: session_id.clone(),
+                closed,
+            };
             sessions.insert(
                 session_id.clone(),
-                Session {
-                    account: account.to_owned(),
-                    protocol_version: version,
+                Entry {
+                    session: Arc::new(session),
                     initialized: false,
-                    capabilities,
-                    id: session_id.clone(),
-                    closed,
                     last_used: now,
                 },
             );
@@ -196,9 +213,9 @@ impl Sessions {
     /// A notification in `session` (`notifications/initialized` marks it initialized).
     pub(crate) fn notified(&self, session: &Session, method: &str) {
         if method == "notifications/initialized"
-            && let Some(s) = self.lock().get_mut(&session.id)
+            && let Some(entry) = self.lock().get_mut(&session.id)
         {
-            s.initialized = true;
+            entry.initialized = true;
         }
     }
 
@@ -209,10 +226,10 @@ impl Sessions {
             Err(error) => return error.into_response(),
         };
         let mut sessions = self.lock();
-        match sessions.get(&session_id) {
-            Some(session) if session.account == account => {
-                if let Some(session) = sessions.remove(&session_id) {
-                    let _ = session.closed.send(true);
+        match sessions.get(session_id) {
+            Some(entry) if entry.session.account == account => {
+                if let Some(ended) = sessions.remove(session_id) {
+                    let _ = ended.session.closed.send(true);
                 }
                 StatusCode::OK.into_response()
             }
@@ -226,7 +243,7 @@ pub(crate) async fn request(
     service: Service,
     elicitations: Arc<Elicitations>,
     account: Arc<Account>,
-    session: Session,
+    session: Arc<Session>,
     request: Request,
 ) -> Response {
     let Request { id, method, params } = request;
@@ -244,7 +261,7 @@ pub(crate) async fn request(
         "tools/call" => match session.capabilities.elicitation {
             Some(declared) => {
                 let asking = Asking {
-                    session_id: session.id,
+                    session_id: session.id.clone(),
                     version: session.protocol_version,
                     declared,
                 };
@@ -289,11 +306,10 @@ fn session_not_found() -> ErrorData {
     )
 }
 
-fn session_id(headers: &HeaderMap) -> Result<String, ErrorData> {
+fn session_id(headers: &HeaderMap) -> Result<&str, ErrorData> {
     headers
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
         .ok_or_else(|| {
             ErrorData::bad_request(
                 "Bad Request: Mcp-Session-Id header is required. Send initialize first and echo \
