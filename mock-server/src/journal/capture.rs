@@ -63,11 +63,7 @@ impl Open {
         if !events && body.size_hint().exact().is_some() {
             // A body of known size is already in memory: keep it with the head in one change,
             // so a reader never sees the status without the body.
-            let bytes = body
-                .collect()
-                .await
-                .map(|collected| collected.to_bytes())
-                .unwrap_or_default();
+            let bytes = whole(body).await;
             self.finish(|record| {
                 head(record);
                 record.response_body = StoredBody::capture(&bytes, cap);
@@ -95,6 +91,35 @@ impl Open {
             cap,
         };
         Response::from_parts(parts, Body::new(tee))
+    }
+}
+
+/// A body of known size, read whole: its one frame as it is (the usual case), or its frames
+/// joined. A body that fails to read is recorded, and sent on, as empty.
+async fn whole(mut body: Body) -> Bytes {
+    let mut first = None;
+    let mut joined: Option<BytesMut> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            return Bytes::new();
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        match (&mut first, &mut joined) {
+            (None, _) => first = Some(data),
+            (Some(earlier), None) => {
+                let mut both = BytesMut::with_capacity(earlier.len() + data.len());
+                both.extend_from_slice(earlier);
+                both.extend_from_slice(&data);
+                joined = Some(both);
+            }
+            (Some(_), Some(both)) => both.extend_from_slice(&data),
+        }
+    }
+    match joined {
+        Some(both) => both.freeze(),
+        None => first.unwrap_or_default(),
     }
 }
 
@@ -259,6 +284,27 @@ impl Drop for Tee {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn body_of(chunks: Vec<Result<&'static str, std::io::Error>>) -> Body {
+        Body::from_stream(futures::stream::iter(
+            chunks
+                .into_iter()
+                .map(|chunk| chunk.map(|text| Bytes::from_static(text.as_bytes()))),
+        ))
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_from_one_frame_or_several() {
+        assert_eq!(whole(Body::from("one")).await, "one");
+        assert_eq!(whole(body_of(vec![Ok("a"), Ok("b"), Ok("c")])).await, "abc");
+        assert_eq!(whole(Body::empty()).await, "");
+    }
+
+    #[tokio::test]
+    async fn a_body_that_fails_to_read_is_recorded_as_empty() {
+        let broken = body_of(vec![Ok("a"), Err(std::io::Error::other("gone"))]);
+        assert_eq!(whole(broken).await, "");
+    }
 
     #[test]
     fn frame_ends_are_counted_across_chunks() {

@@ -108,14 +108,16 @@ async fn record<S>(recorder: Recorder, request: Request, inner: S) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let path = request.uri().path().to_owned();
+    let path = request.uri().path();
     // Reading the journal, and the dashboard's own polling, would otherwise fill the journal
     // with reads of itself.
     if path == JOURNAL_PATH
-        || (request.method() == http::Method::GET && DASHBOARD_READS.contains(&path.as_str()))
+        || (request.method() == http::Method::GET && DASHBOARD_READS.contains(&path))
     {
         return run(inner, request).await;
     }
+    let upload = path == UPLOAD_PATH;
+    let surface = Surface::of(path);
     let Recorder { journal, clock } = recorder;
     let capturing = journal.capturing();
     if !capturing {
@@ -128,7 +130,7 @@ where
         .get(http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if path == UPLOAD_PATH {
+    if upload {
         // Uploads (up to 200 MB) stream to their endpoint, which checks their size as it reads:
         // buffering them here too would hold every upload in memory twice.
         let open = record.map(|mut record| {
@@ -138,7 +140,6 @@ where
         let response = run(inner, Request::from_parts(parts, body)).await;
         return respond(open, response).await;
     }
-    let surface = Surface::of(&path);
     let cap = journal.config().max_body_bytes;
     match read_body(body, surface.limit(), declared).await {
         Ok(bytes) => {
@@ -160,7 +161,8 @@ where
                 };
             }
             let open = record.map(|record| Open::new(journal.clone(), clock.clone(), record));
-            respond(open, surface.refuse(&path, &refused.why, declared)).await
+            let refusal = surface.refuse(parts.uri.path(), &refused.why, declared);
+            respond(open, refusal).await
         }
     }
 }
