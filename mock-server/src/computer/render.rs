@@ -100,6 +100,20 @@ mod tests {
     }
 
     #[test]
+    fn a_models_list_text_escaped_ahead_is_the_text_escaped_when_written() {
+        let world = crate::world::World::builtin();
+        let alice = world.account("alice").expect("a built-in account");
+        let reply = Reply::Models(world.models_list(alice));
+        let written = serde_json::value::to_raw_value(&reply).expect("serializes");
+        let value = serde_json::to_value(call_result(reply, ProtocolVersion::V2025_06_18))
+            .unwrap_or_default();
+        assert_eq!(value["content"][0]["text"].as_str(), Some(written.get()));
+        let text: serde_json::Value = serde_json::from_str(written.get()).unwrap_or_default();
+        assert_eq!(text, value["structuredContent"]);
+        assert!(text["models"].as_array().is_some_and(|m| !m.is_empty()));
+    }
+
+    #[test]
     fn the_text_block_is_the_structured_content_as_json() {
         let value = serde_json::to_value(
             call_result(with_a_file(), ProtocolVersion::STATELESS).stateless(),
