@@ -34,9 +34,9 @@ use crate::limits::StateLimits;
 use crate::world::World;
 use engine::Engine;
 use service::Service;
-use transport::Endpoint;
 
 pub(crate) use dashboard::{ActionDone, ActionRefused, PageAction, ThreadRow};
+pub(crate) use transport::Endpoint;
 pub(crate) use transport::tasks::TaskRow;
 
 /// The Computer surface's state; cheap to clone.
@@ -84,11 +84,14 @@ impl Computer {
         }
     }
 
-    /// The surface's routes: the MCP endpoint and the pages behind the URLs it hands out.
-    pub(crate) fn routes<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
-        self.endpoint
-            .routes()
-            .merge(pages::routes(self.service.clone()))
+    /// The MCP endpoint, for the one URL [`MCP_PATH`](crate::oauth::resource::MCP_PATH).
+    pub(crate) fn endpoint(&self) -> Endpoint {
+        self.endpoint.clone()
+    }
+
+    /// The pages behind the URLs the surface hands out.
+    pub(crate) fn pages<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
+        pages::routes(self.service.clone())
     }
 
     /// Every thread, for the dashboard.

@@ -31,4 +31,4 @@ pub use redact::fingerprint;
 pub use store::{Journal, JournalConfig, JournalGap, JournalStats, WaitError};
 
 pub(crate) use endpoint::serve;
-pub(crate) use recorder::Recorder;
+pub(crate) use recorder::{Recorded, Recorder};

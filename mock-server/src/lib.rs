@@ -78,6 +78,7 @@
 
 #[doc(hidden)]
 pub mod agent;
+mod app;
 pub mod clock;
 mod computer;
 mod control;
@@ -318,9 +319,9 @@ impl AppState {
         &self.inner.oauth
     }
 
-    /// Every surface's routes, each on the part of the state it reads (so no surface names
-    /// this one), under the journal.
-    fn router(&self) -> Router {
+    /// Every surface, each on the part of the state it reads (so no surface names this one),
+    /// under the journal.
+    fn app(&self) -> app::App {
         let shared = &*self.inner;
         let control = control::ControlState::new(control::ControlSetup {
             base_url: shared.base_url.clone(),
@@ -345,8 +346,8 @@ impl AppState {
             store: shared.agent.clone(),
             catalog: shared.catalog.clone(),
         });
-        Router::new()
-            .merge(shared.computer.routes())
+        let rest = Router::new()
+            .merge(shared.computer.pages())
             .merge(control::routes().with_state(control))
             .merge(oauth::routes().with_state(oauth))
             .merge(agent::routes().with_state(agent))
@@ -354,11 +355,12 @@ impl AppState {
             .fallback(agent::unserved)
             // The journal enforces each surface's body limit and answers in its shape; axum's
             // own 2 MB default would otherwise refuse 2-4 MiB bodies as plain text first.
-            .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT))
-            .layer(journal::Recorder::new(
-                shared.journal.clone(),
-                shared.clock.clone(),
-            ))
+            .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT));
+        let surfaces = app::Surfaces::new(shared.computer.endpoint(), rest);
+        tower::Layer::layer(
+            &journal::Recorder::new(shared.journal.clone(), shared.clock.clone()),
+            surfaces,
+        )
     }
 }
 
@@ -521,6 +523,15 @@ impl MockServerBuilder {
 
     /// The mock as an axum [`Router`], without a socket, handing out URLs under `base_url`.
     pub fn router(self, base_url: &str) -> Result<(Router, MockHandle), Error> {
+        let state = self.state(base_url)?;
+        Ok((
+            Router::new().fallback_service(state.app()),
+            MockHandle { state },
+        ))
+    }
+
+    /// The mock's state, handing out URLs under `base_url`.
+    fn state(self, base_url: &str) -> Result<AppState, Error> {
         let base = self
             .config
             .public_url
@@ -535,13 +546,12 @@ impl MockServerBuilder {
             Some(fixture) => World::from_fixture(fixture.as_ref().clone()),
             None => World::load(self.config.world.as_deref())?,
         };
-        let state = AppState::new(
+        AppState::new(
             self.config,
             base.trim_end_matches('/').to_owned(),
             catalog,
             world,
-        )?;
-        Ok((state.router(), MockHandle { state }))
+        )
     }
 
     /// Binds the listener and serves in the background on the current tokio runtime.
@@ -559,12 +569,12 @@ impl MockServerBuilder {
         })?;
         let base_url = format!("http://{address}");
         let limits = self.config.connections;
-        let (router, handle) = self.router(&base_url)?;
+        let state = self.state(&base_url)?;
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(serve::serve(listener, router, limits, stopped));
+        let task = tokio::spawn(serve::serve(listener, state.app(), limits, stopped));
         Ok(MockServer {
             address,
-            handle,
+            handle: MockHandle { state },
             stop: Some(stop),
             task,
         })

@@ -1,12 +1,12 @@
 //! The accept loop: HTTP/1.1 on hyper directly (axum's own `serve` has no timeouts), with a
 //! header read timeout, a body read timeout, a cap on open connections, and graceful shutdown.
 
+use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use bytes::Bytes;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -54,13 +54,22 @@ pub(crate) fn seconds(d: Duration) -> String {
     }
 }
 
-/// Serves `router` on `listener` until `stop` fires, then lets open requests finish.
-pub(crate) async fn serve(
+/// Serves `app` on `listener` until `stop` fires, then lets open requests finish.
+pub(crate) async fn serve<S>(
     listener: TcpListener,
-    router: Router,
+    app: S,
     limits: ConnectionLimits,
     stop: oneshot::Receiver<()>,
-) {
+) where
+    S: tower::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(nonzero(limits.header_read_timeout));
@@ -106,9 +115,9 @@ pub(crate) async fn serve(
             _ = &mut stop => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone().map_request(
+        let service = TowerToHyperService::new(app.clone().map_request(
             move |request: http::Request<Incoming>| {
-                request.map(|body| TimeoutBody::new(body, body_timeout))
+                request.map(|body| axum::body::Body::new(TimeoutBody::new(body, body_timeout)))
             },
         ));
         let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));

@@ -64,6 +64,37 @@ async fn put_and_patch_on_the_mcp_url_are_405_with_a_json_rpc_error() {
     }
 }
 
+/// `HEAD` on the MCP URL is `GET` without its body (as axum's method routing gives it): the
+/// standalone stream's head, and a stream that ends at once instead of staying open.
+#[tokio::test(start_paused = true)]
+async fn head_on_the_mcp_url_is_the_get_stream_without_its_body() {
+    let mock = Mock::new();
+    let client = mock.session("alice-dev-token").await;
+    let session = client.session.clone().expect("a session");
+    let head = |method: &str| {
+        Request::builder()
+            .method(method)
+            .uri(MCP)
+            .header("authorization", "Bearer alice-dev-token")
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(Body::empty())
+            .expect("request")
+    };
+    let reply = mock.send(head("HEAD")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.headers);
+    assert_eq!(reply.headers["content-type"], "text/event-stream");
+    assert!(reply.events.is_empty(), "{:?}", reply.events);
+    // Without a session it is refused as GET is, with no body either.
+    let mut unknown = head("HEAD");
+    unknown.headers_mut().remove("mcp-session-id");
+    let (status, _) = mock.send_head(unknown).await;
+    let mut get = head("GET");
+    get.headers_mut().remove("mcp-session-id");
+    assert_eq!(status, mock.send(get).await.status);
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_agent_path_id_that_is_not_utf8_is_refused_in_the_envelope() {
     let mock = Mock::new();

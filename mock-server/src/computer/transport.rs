@@ -16,19 +16,21 @@ pub(crate) mod tasks;
 
 use std::sync::Arc;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::{FromRef, Request, State};
+use axum::handler::Handler;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use http::Method;
 
 use super::model::jsonrpc::{ErrorData, Incoming};
 use super::service::Service;
 use crate::clock::iso;
 use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
 use crate::limits::StateLimits;
-use crate::oauth::resource::{self, MCP_PATH};
+use crate::oauth::resource;
 use elicitation::Elicitations;
 use handshake::{SESSION_HEADER, Sessions};
 use origin::{Origins, SameOrigin};
@@ -74,12 +76,21 @@ impl Endpoint {
         }
     }
 
-    /// The MCP route; every handler on it takes [`SameOrigin`] first, against DNS rebinding.
-    pub(crate) fn routes<S: Clone + Send + Sync + 'static>(&self) -> Router<S> {
-        Router::new()
-            .route(MCP_PATH, get(stream).post(post).delete(delete))
-            .method_not_allowed_fallback(wrong_method)
-            .with_state(self.clone())
+    /// Answers a request to the MCP URL by its method, as a method router would (`HEAD` is
+    /// `GET` without its body) but without cloning one per request. Every handler takes
+    /// [`SameOrigin`] first, against DNS rebinding.
+    pub(crate) fn answer(&self, request: Request) -> BoxFuture<'static, Response> {
+        let state = self.clone();
+        match *request.method() {
+            Method::POST => Handler::call(post, request, state),
+            Method::GET => Handler::call(stream, request, state),
+            Method::DELETE => Handler::call(delete, request, state),
+            Method::HEAD => Box::pin(
+                Handler::call(stream, request, state)
+                    .map(|response| response.map(|_| Body::empty())),
+            ),
+            _ => Handler::call(wrong_method, request, state),
+        }
     }
 
     /// Every MCP task, for the dashboard.

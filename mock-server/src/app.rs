@@ -1,0 +1,61 @@
+//! What a request meets first: the journal's recorder, then the MCP endpoint or the router.
+//!
+//! The MCP URL is the one a client calls in a loop, so its requests skip the router: routing
+//! a path, inserting its matched path and parameters, cloning a method router and (with the
+//! recorder as a `Router::layer`) boxing the request through one more service per layer cost
+//! more than the tool call they carry. Every path sees the same recorder.
+
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+
+use axum::Router;
+use axum::extract::Request;
+use axum::response::Response;
+use axum::routing::future::RouteFuture;
+use futures::FutureExt;
+use futures::future::{BoxFuture, Either, Map};
+use tower::Service;
+
+use crate::computer::Endpoint;
+use crate::journal::Recorded;
+use crate::oauth::MCP_PATH;
+
+/// The whole mock as one service: every exchange recorded, then dispatched.
+pub(crate) type App = Recorded<Surfaces>;
+
+/// The MCP endpoint beside every other route; cheap to clone (the recorder clones it per
+/// request).
+#[derive(Clone)]
+pub(crate) struct Surfaces {
+    /// Answers [`MCP_PATH`].
+    mcp: Endpoint,
+    /// Every other path: the pages, the control API, OAuth, the Agent API and its fallback.
+    rest: Router,
+}
+
+impl Surfaces {
+    pub(crate) fn new(mcp: Endpoint, rest: Router) -> Self {
+        Self { mcp, rest }
+    }
+}
+
+type Answered = fn(Response) -> Result<Response, Infallible>;
+
+impl Service<Request> for Surfaces {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Map<BoxFuture<'static, Response>, Answered>, RouteFuture<Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Neither the endpoint nor a router ever waits.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        if request.uri().path() == MCP_PATH {
+            Either::Left(self.mcp.answer(request).map(Ok as Answered))
+        } else {
+            Either::Right(self.rest.call(request))
+        }
+    }
+}
