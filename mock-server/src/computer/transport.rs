@@ -309,28 +309,37 @@ struct Accepted {
     event_stream: bool,
 }
 
-/// Reads the `Accept` header (every instance of it) once, in any order of its items.
+/// Reads the `Accept` header (every instance of it) once, in any order of its items. It
+/// runs on every request, so it reads bytes: media types are ASCII, and `str` splitting
+/// decodes characters.
 fn accepted(headers: &HeaderMap) -> Accepted {
     let mut accepted = Accepted::default();
     let items = headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','));
+        .flat_map(|v| v.as_bytes().split(|&b| b == b','));
     for item in items {
-        let media = item.split(';').next().unwrap_or("").trim();
-        let (kind, sub) = media.split_once('/').unwrap_or((media, ""));
-        let any = sub == "*";
-        if kind == "*" && any {
+        let media = item
+            .split(|&b| b == b';')
+            .next()
+            .unwrap_or_default()
+            .trim_ascii();
+        let (kind, sub) = match media.iter().position(|&b| b == b'/') {
+            Some(slash) => (&media[..slash], &media[slash + 1..]),
+            None => (media, &b""[..]),
+        };
+        let any = sub == b"*";
+        if kind == b"*" && any {
             return Accepted {
                 json: true,
                 event_stream: true,
             };
         }
-        if kind.eq_ignore_ascii_case("application") {
-            accepted.json |= any || sub.eq_ignore_ascii_case("json");
-        } else if kind.eq_ignore_ascii_case("text") {
-            accepted.event_stream |= any || sub.eq_ignore_ascii_case("event-stream");
+        if kind.eq_ignore_ascii_case(b"application") {
+            accepted.json |= any || sub.eq_ignore_ascii_case(b"json");
+        } else if kind.eq_ignore_ascii_case(b"text") {
+            accepted.event_stream |= any || sub.eq_ignore_ascii_case(b"event-stream");
         }
     }
     accepted
