@@ -202,7 +202,7 @@ async fn read_body(mut body: Body, limit: usize, declared: Option<u64>) -> Resul
     if declared.is_some_and(|d| d > u64::try_from(limit).unwrap_or(u64::MAX)) {
         return Err(too_large(Bytes::new(), 0));
     }
-    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut chunks = Chunks::default();
     let mut length = 0usize;
     while let Some(frame) = body.frame().await {
         match frame {
@@ -213,7 +213,7 @@ async fn read_body(mut body: Body, limit: usize, declared: Option<u64>) -> Resul
                 length += data.len();
                 chunks.push(data);
                 if length > limit {
-                    return Err(too_large(concat(chunks), as_u64(length)));
+                    return Err(too_large(chunks.concat(), as_u64(length)));
                 }
             }
             Err(error) => {
@@ -226,13 +226,13 @@ async fn read_body(mut body: Body, limit: usize, declared: Option<u64>) -> Resul
                 };
                 return Err(Refused {
                     why,
-                    kept: concat(chunks),
+                    kept: chunks.concat(),
                     read: as_u64(length),
                 });
             }
         }
     }
-    let body = concat(chunks);
+    let body = chunks.concat();
     match declared {
         Some(declared) if as_u64(body.len()) < declared => Err(Refused {
             why: Why::Broken {
@@ -250,16 +250,38 @@ fn as_u64(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
-/// One buffer from the chunks (the chunk itself when there is only one).
-fn concat(mut chunks: Vec<Bytes>) -> Bytes {
-    if chunks.len() == 1 {
-        return chunks.remove(0);
+/// The frames of a body as they came. Most bodies are one frame, kept without a list.
+#[derive(Default)]
+struct Chunks {
+    first: Option<Bytes>,
+    rest: Vec<Bytes>,
+}
+
+impl Chunks {
+    fn push(&mut self, data: Bytes) {
+        if self.first.is_none() {
+            self.first = Some(data);
+        } else {
+            self.rest.push(data);
+        }
     }
-    let mut joined = BytesMut::with_capacity(chunks.iter().map(Bytes::len).sum());
-    for chunk in chunks {
-        joined.extend_from_slice(&chunk);
+
+    /// One buffer (the only frame itself when there was one).
+    fn concat(self) -> Bytes {
+        let Some(first) = self.first else {
+            return Bytes::new();
+        };
+        if self.rest.is_empty() {
+            return first;
+        }
+        let total = first.len() + self.rest.iter().map(Bytes::len).sum::<usize>();
+        let mut joined = BytesMut::with_capacity(total);
+        joined.extend_from_slice(&first);
+        for chunk in self.rest {
+            joined.extend_from_slice(&chunk);
+        }
+        joined.freeze()
     }
-    joined.freeze()
 }
 
 /// The first error of type `E` in `error`'s chain of sources.
@@ -382,5 +404,29 @@ impl Surface {
                     .into_response()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_frame_is_kept_as_it_came_and_several_are_joined_in_order() {
+        let none = Chunks::default();
+        assert!(none.concat().is_empty());
+
+        let frame = Bytes::from_static(b"{\"jsonrpc\":\"2.0\"}");
+        let mut one = Chunks::default();
+        one.push(frame.clone());
+        let kept = one.concat();
+        assert_eq!(kept, frame);
+        assert_eq!(kept.as_ptr(), frame.as_ptr(), "no copy of a single frame");
+
+        let mut three = Chunks::default();
+        for part in ["ab", "", "cde"] {
+            three.push(Bytes::from_static(part.as_bytes()));
+        }
+        assert_eq!(three.concat(), Bytes::from_static(b"abcde"));
     }
 }

@@ -314,14 +314,16 @@ impl<T: Serialize> IntoResponse for Response<'_, T> {
     fn into_response(self) -> HttpResponse {
         let mut body = Vec::with_capacity(RESPONSE_CAPACITY);
         match serde_json::to_writer(&mut body, &self) {
-            Ok(()) => (
-                [(
+            Ok(()) => {
+                // Built by hand: `(headers, Vec)` sets an octet-stream content type first and
+                // then replaces it.
+                let mut response = HttpResponse::new(axum::body::Body::from(body));
+                response.headers_mut().insert(
                     header::CONTENT_TYPE,
                     HeaderValue::from_static("application/json"),
-                )],
-                body,
-            )
-                .into_response(),
+                );
+                response
+            }
             Err(error) => ErrorData::internal(format!("the answer could not be written: {error}"))
                 .with_id(Some(self.id.clone()))
                 .into_response(),
