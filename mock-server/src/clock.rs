@@ -147,9 +147,14 @@ pub enum ClockError {
 
 /// The latest instant the clock shows: 9999-12-31T23:59:59.999Z.
 pub fn latest() -> DateTime<Utc> {
-    // 253402300799999 ms after the Unix epoch; `from_timestamp_millis` cannot fail for it.
-    DateTime::from_timestamp_millis(253_402_300_799_999).unwrap_or(DateTime::<Utc>::MAX_UTC)
+    LATEST
 }
+
+/// [`latest`], worked out at compile time: every reading of the clock compares with it.
+const LATEST: DateTime<Utc> = match DateTime::from_timestamp_millis(253_402_300_799_999) {
+    Some(latest) => latest,
+    None => DateTime::<Utc>::MAX_UTC,
+};
 
 /// `t + span`, saturating at chrono's last instant instead of panicking (an expiry that far
 /// away never comes).
