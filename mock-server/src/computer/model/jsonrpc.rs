@@ -454,7 +454,7 @@ impl Incoming {
     pub(crate) fn classify(body: Value) -> Result<Self, ErrorData> {
         match body {
             Value::Object(mut object) => Envelope {
-                jsonrpc: object.remove("jsonrpc"),
+                jsonrpc: object.remove("jsonrpc").as_ref().map(Version::of),
                 id: object.remove("id"),
                 method: object.remove("method"),
                 params: object.remove("params"),
@@ -481,7 +481,7 @@ fn invalid_request(id: Option<RequestId>, why: &str) -> ErrorData {
 #[derive(Deserialize)]
 struct Envelope {
     #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
+    jsonrpc: Option<Version>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -494,14 +494,81 @@ struct Envelope {
     error: Option<Value>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(member).map(Some)
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    member: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(member).map(Some)
+}
+
+/// The `jsonrpc` member, read without keeping it: whether it is exactly `"2.0"`. Any other JSON
+/// value is read past (and is a bad version).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Version {
+    is_2_0: bool,
+}
+
+impl Version {
+    fn of(value: &Value) -> Self {
+        Self {
+            is_2_0: value.as_str() == Some(JSONRPC),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Version;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Version, E> {
+                Ok(Version {
+                    is_2_0: v == JSONRPC,
+                })
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Version, E> {
+                Ok(Version { is_2_0: false })
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Version, E> {
+                Ok(Version { is_2_0: false })
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Version, E> {
+                Ok(Version { is_2_0: false })
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Version, E> {
+                Ok(Version { is_2_0: false })
+            }
+            fn visit_unit<E>(self) -> Result<Version, E> {
+                Ok(Version { is_2_0: false })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Version, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Version { is_2_0: false })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Version, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Version { is_2_0: false })
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 impl Envelope {
     fn classify(self) -> Result<Incoming, ErrorData> {
         let id = self.id.clone().and_then(RequestId::from_value);
-        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC) {
+        if !self.jsonrpc.is_some_and(|version| version.is_2_0) {
             // A readable id is echoed; one that is not a string or an integer is answered
             // with `null`, as JSON-RPC 2.0 says for an id that could not be read.
             return Err(invalid_request(id, "`jsonrpc` must be \"2.0\""));
@@ -610,6 +677,15 @@ mod tests {
             json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]),
             json!("ping"),
             json!({"jsonrpc":"1.0","id":1,"method":"ping"}),
+            // A version that is not the string "2.0", of every JSON type.
+            json!({"jsonrpc":2.0,"id":1,"method":"ping"}),
+            json!({"jsonrpc":2,"id":1,"method":"ping"}),
+            json!({"jsonrpc":-2,"id":1,"method":"ping"}),
+            json!({"jsonrpc":true,"id":1,"method":"ping"}),
+            json!({"jsonrpc":null,"id":1,"method":"ping"}),
+            json!({"jsonrpc":["2.0"],"id":1,"method":"ping"}),
+            json!({"jsonrpc":{"version":"2.0"},"id":1,"method":"ping"}),
+            json!({"id":1,"method":"ping"}),
             json!({"jsonrpc":"2.0","id":{"x":1},"method":"ping"}),
             json!({"jsonrpc":"2.0","id":1,"method":7}),
             json!({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}),
