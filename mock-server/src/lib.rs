@@ -99,6 +99,7 @@ use std::time::Duration;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
+use tower::Layer as _;
 
 pub use clock::{Clock, ClockMode};
 pub use computer::{
@@ -357,10 +358,7 @@ impl AppState {
             // own 2 MB default would otherwise refuse 2-4 MiB bodies as plain text first.
             .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT));
         let surfaces = app::Surfaces::new(shared.computer.endpoint(), rest);
-        tower::Layer::layer(
-            &journal::Recorder::new(shared.journal.clone(), shared.clock.clone()),
-            surfaces,
-        )
+        journal::Recorder::new(shared.journal.clone(), shared.clock.clone()).layer(surfaces)
     }
 }
 
