@@ -10,6 +10,7 @@ pub(crate) mod elicitation;
 pub(crate) mod jsonrpc;
 pub(crate) mod lifecycle;
 pub(crate) mod listings;
+pub(crate) mod params;
 pub(crate) mod results;
 pub(crate) mod tasks;
 pub(crate) mod version;

@@ -10,6 +10,8 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
+use super::params::Params;
+
 /// A request id: a string or an integer (MCP allows no other kind, not even `null`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -378,7 +380,7 @@ pub(crate) struct ProgressToken(Value);
 
 impl ProgressToken {
     /// The token in `params._meta.progressToken`, if it is a usable one.
-    pub(crate) fn of(params: &Value) -> Option<Self> {
+    pub(crate) fn of(params: &Params) -> Option<Self> {
         params
             .get("_meta")
             .and_then(|m| m.get("progressToken"))
@@ -407,8 +409,8 @@ pub(crate) struct Request {
     pub(crate) id: RequestId,
     /// Its method.
     pub(crate) method: String,
-    /// Its params: an object, or `null` when it sent none.
-    pub(crate) params: Value,
+    /// Its params' members (none when it sent `null` or no `params`).
+    pub(crate) params: Params,
 }
 
 /// A message a client POSTed.
@@ -457,7 +459,7 @@ impl Incoming {
                 jsonrpc: object.remove("jsonrpc").as_ref().map(Version::of),
                 id: object.remove("id"),
                 method: object.remove("method"),
-                params: object.remove("params"),
+                params: object.remove("params").map(ParamsMember::of),
                 result: object.remove("result"),
                 error: object.remove("error"),
             }
@@ -486,8 +488,8 @@ struct Envelope {
     id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
+    #[serde(default, deserialize_with = "members")]
+    params: Option<ParamsMember>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -498,6 +500,28 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
     member: D,
 ) -> Result<Option<T>, D::Error> {
     T::deserialize(member).map(Some)
+}
+
+/// `params` read straight into its members; a value that is neither an object nor `null` is a
+/// data error here, and the general path answers it.
+fn members<'de, D: serde::Deserializer<'de>>(member: D) -> Result<Option<ParamsMember>, D::Error> {
+    Params::deserialize(member).map(|params| Some(ParamsMember::Members(params)))
+}
+
+/// The `params` member: the members of an object (or of `null`), or a value of another type.
+enum ParamsMember {
+    Members(Params),
+    NotAnObject,
+}
+
+impl ParamsMember {
+    fn of(value: Value) -> Self {
+        match value {
+            Value::Object(map) => Self::Members(Params::from(map)),
+            Value::Null => Self::Members(Params::default()),
+            _ => Self::NotAnObject,
+        }
+    }
 }
 
 /// The `jsonrpc` member, read without keeping it: whether it is exactly `"2.0"`. Any other JSON
@@ -578,10 +602,13 @@ impl Envelope {
         }
         match (self.method, id) {
             (Some(Value::String(method)), Some(id)) => {
-                let params = self.params.unwrap_or(Value::Null);
-                if !(params.is_null() || params.is_object()) {
-                    return Err(invalid_request(Some(id), "`params` must be an object"));
-                }
+                let params = match self.params {
+                    None => Params::default(),
+                    Some(ParamsMember::Members(params)) => params,
+                    Some(ParamsMember::NotAnObject) => {
+                        return Err(invalid_request(Some(id), "`params` must be an object"));
+                    }
+                };
                 Ok(Incoming::Request(Request { id, method, params }))
             }
             (Some(Value::String(method)), None) => Ok(Incoming::Notification { method }),

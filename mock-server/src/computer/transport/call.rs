@@ -20,6 +20,7 @@ use crate::computer::model::elicitation::InputRequiredResult;
 use crate::computer::model::jsonrpc::{
     ErrorData, Outgoing, Progress, ProgressToken, RequestId, Response as Reply,
 };
+use crate::computer::model::params::Params;
 use crate::computer::model::version::ProtocolVersion;
 use crate::computer::render;
 use crate::computer::service::Service;
@@ -51,7 +52,7 @@ pub(crate) type Runner = Box<
 >;
 
 /// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
-pub(crate) fn tool_name(id: &RequestId, params: &Value) -> Result<String, ErrorData> {
+pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<String, ErrorData> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(
             ErrorData::invalid_params("tools/call needs params.name, the tool to call")
@@ -68,11 +69,8 @@ pub(crate) fn tool_name(id: &RequestId, params: &Value) -> Result<String, ErrorD
 }
 
 /// Takes a call's arguments out of its params (`{}` when it sent none), without copying them.
-pub(crate) fn take_arguments(params: &mut Value) -> Value {
-    params
-        .as_object_mut()
-        .and_then(|p| p.remove("arguments"))
-        .unwrap_or_else(|| json!({}))
+pub(crate) fn take_arguments(params: &mut Params) -> Value {
+    params.take("arguments").unwrap_or_else(|| json!({}))
 }
 
 /// The `CallToolResult` of `reply` for `version`; stateless results also carry `resultType`
@@ -92,7 +90,7 @@ pub(crate) async fn plain(
     account: Arc<Account>,
     version: ProtocolVersion,
     id: RequestId,
-    mut params: Value,
+    mut params: Params,
 ) -> Response {
     let name = match tool_name(&id, &params) {
         Ok(name) => name,

@@ -35,6 +35,7 @@ use crate::computer::model::jsonrpc::{
     ErrorData, Outgoing, ProgressToken, RequestId, Response as Reply,
 };
 use crate::computer::model::lifecycle::ElicitationModes as Modes;
+use crate::computer::model::params::Params;
 use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, Interactive, TaskStatus};
 use crate::computer::model::version::ProtocolVersion;
 use crate::computer::service::{Service, Wait};
@@ -206,7 +207,7 @@ pub(crate) async fn call(
     account: Arc<Account>,
     modes: Modes,
     id: RequestId,
-    mut params: Value,
+    mut params: Params,
 ) -> Response {
     let Ok(tool) = call::tool_name(&id, &params) else {
         return call::plain(service, account, ProtocolVersion::STATELESS, id, params).await;
@@ -484,7 +485,7 @@ pub(crate) async fn handshake_call(
     account: Arc<Account>,
     asking: Asking,
     id: RequestId,
-    mut params: Value,
+    mut params: Params,
 ) -> Response {
     let Asking {
         session_id,

@@ -26,6 +26,7 @@ use crate::computer::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, R
 use crate::computer::model::lifecycle::{
     ClientCapabilities, DISCOVER, ListToolsResult, META_CAPABILITIES, META_VERSION, TASKS_EXTENSION,
 };
+use crate::computer::model::params::Params;
 use crate::computer::model::version::{MODERN_VERSION, ProtocolVersion};
 use crate::computer::service::Service;
 use crate::computer::tools;
@@ -92,7 +93,7 @@ fn validate(
     headers: &HeaderMap,
     id: &RequestId,
     method: &str,
-    params: &Value,
+    params: &Params,
 ) -> Result<Envelope, ErrorData> {
     let refuse = |error: ErrorData| Err(error.with_id(Some(id.clone())));
     let Some(header_version) = header_str(headers, VERSION_HEADER) else {

@@ -29,6 +29,7 @@ use crate::computer::model::elicitation::{
 };
 use crate::computer::model::jsonrpc::{ErrorData, RequestId, Response as Reply};
 use crate::computer::model::lifecycle::ResultType;
+use crate::computer::model::params::Params;
 use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, TaskStatus};
 use crate::computer::model::tasks::{
     CreateTaskResult, GetTaskResult, TaskAck, TaskInfo, TaskMeta, TaskState,
@@ -189,7 +190,7 @@ fn not_found(id: &RequestId, task_id: &str) -> Response {
     )
 }
 
-fn task_id_param(params: &Value) -> &str {
+fn task_id_param(params: &Params) -> &str {
     params.get("taskId").and_then(Value::as_str).unwrap_or("")
 }
 
@@ -199,7 +200,7 @@ pub(crate) async fn create(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    mut params: Value,
+    mut params: Params,
 ) -> Response {
     let arguments = call::take_arguments(&mut params);
     let sent = match tools::arguments::<CallComputer>("call_perplexity_computer", &arguments) {
@@ -274,7 +275,7 @@ pub(crate) async fn get(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: Value,
+    params: Params,
 ) -> Response {
     let task_id = task_id_param(&params);
     if tasks.owned(&account.id, task_id, service.now()).is_none() {
@@ -504,7 +505,7 @@ pub(crate) async fn update(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: Value,
+    params: Params,
 ) -> Response {
     let task_id = task_id_param(&params);
     let Some(task) = tasks.owned(&account.id, task_id, service.now()) else {
@@ -629,7 +630,7 @@ pub(crate) fn cancel(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: &Value,
+    params: &Params,
 ) -> Response {
     let task_id = task_id_param(params);
     let Some(task) = tasks.owned(&account.id, task_id, service.now()) else {
