@@ -294,9 +294,16 @@ async fn delete(
 }
 
 fn content_type_is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    // What every SDK sends, compared as bytes before anything is decoded.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    value
+        .to_str()
+        .ok()
         .and_then(|v| v.split(';').next())
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
 }
@@ -313,6 +320,16 @@ struct Accepted {
 /// runs on every request, so it reads bytes: media types are ASCII, and `str` splitting
 /// decodes characters.
 fn accepted(headers: &HeaderMap) -> Accepted {
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    // The one value the SDKs send, recognised whole before it is split into items.
+    if let (Some(only), None) = (values.next(), values.next())
+        && only.as_bytes() == b"application/json, text/event-stream"
+    {
+        return Accepted {
+            json: true,
+            event_stream: true,
+        };
+    }
     let mut accepted = Accepted::default();
     let items = headers
         .get_all(header::ACCEPT)
@@ -365,7 +382,24 @@ mod tests {
     };
 
     #[test]
+    fn json_content_types_match_with_parameters_and_in_any_case() {
+        let of = |value: Option<&'static str>| {
+            let mut headers = HeaderMap::new();
+            if let Some(value) = value {
+                headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
+            }
+            content_type_is_json(&headers)
+        };
+        assert!(of(Some("application/json")));
+        assert!(of(Some("Application/JSON; charset=utf-8")));
+        assert!(!of(Some("application/jsonx")));
+        assert!(!of(Some("text/plain")));
+        assert!(!of(None));
+    }
+
+    #[test]
     fn accept_lists_match_in_either_order() {
+        assert_eq!(accepted_of(&["application/json, text/event-stream"]), BOTH);
         assert_eq!(accepted_of(&["text/event-stream, application/json"]), BOTH);
         assert_eq!(
             accepted_of(&["application/json"]),
