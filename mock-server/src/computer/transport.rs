@@ -10,6 +10,7 @@
 pub(crate) mod call;
 pub(crate) mod elicitation;
 pub(crate) mod handshake;
+mod headers;
 mod origin;
 pub(crate) mod stateless;
 pub(crate) mod tasks;
@@ -32,7 +33,7 @@ use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Sur
 use crate::limits::StateLimits;
 use crate::oauth::resource;
 use elicitation::Elicitations;
-use handshake::{SESSION_HEADER, Sessions};
+use handshake::Sessions;
 use origin::{Origins, SameOrigin};
 use tasks::Tasks;
 
@@ -214,7 +215,7 @@ async fn post(
     if let Incoming::Request(request) = &message {
         // An initialize that carries a session id is aimed at that session (which is already
         // initialized, or unknown), not a request for a new one.
-        if request.method == "initialize" && !headers.contains_key(SESSION_HEADER) {
+        if request.method == "initialize" && !headers.contains_key(&headers::SESSION_ID) {
             return parts.sessions.initialize(&account.id, request);
         }
     }

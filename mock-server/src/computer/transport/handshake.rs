@@ -32,9 +32,7 @@ use crate::computer::tools;
 use crate::http::sse;
 use crate::world::Account;
 
-/// The header naming a session.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
+use super::headers::{PROTOCOL_VERSION, SESSION_ID};
 
 /// One MCP session: what `initialize` settled, which no later request changes.
 #[derive(Debug)]
@@ -205,7 +203,7 @@ impl Sessions {
         };
         let mut response = Reply::new(&request.id, result).into_response();
         if let Ok(value) = HeaderValue::from_str(&session_id) {
-            response.headers_mut().insert(SESSION_HEADER, value);
+            response.headers_mut().insert(SESSION_ID, value);
         }
         response
     }
@@ -308,7 +306,7 @@ fn session_not_found() -> ErrorData {
 
 fn session_id(headers: &HeaderMap) -> Result<&str, ErrorData> {
     headers
-        .get(SESSION_HEADER)
+        .get(&SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .ok_or_else(|| {
             ErrorData::bad_request(
@@ -322,7 +320,7 @@ fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Er
     // Absent means 2025-03-26 (transport spec). A supported version other than the negotiated
     // one is tolerated, as the official conformance runner sends 2025-03-26 on a 2025-11-25
     // session; only a value this server does not speak is refused.
-    let Some(value) = headers.get(VERSION_HEADER) else {
+    let Some(value) = headers.get(&PROTOCOL_VERSION) else {
         return Ok(());
     };
     let value = value.to_str().unwrap_or_default();

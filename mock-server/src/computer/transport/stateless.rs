@@ -15,12 +15,13 @@
 
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::call;
 use super::elicitation::{self, Elicitations};
+use super::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use super::tasks::{self, Tasks};
 use crate::computer::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, Response as Reply};
 use crate::computer::model::lifecycle::{
@@ -32,17 +33,12 @@ use crate::computer::service::Service;
 use crate::computer::tools;
 use crate::world::Account;
 
-const VERSION_HEADER: &str = "mcp-protocol-version";
-const METHOD_HEADER: &str = "mcp-method";
-const NAME_HEADER: &str = "mcp-name";
-const SESSION_HEADER: &str = "mcp-session-id";
-
 /// Whether a POSTed message without a session belongs to the modern era.
 pub(crate) fn claims(headers: &HeaderMap, message: &Incoming) -> bool {
-    if headers.contains_key(SESSION_HEADER) {
+    if headers.contains_key(&SESSION_ID) {
         return false;
     }
-    let version_header = header_str(headers, VERSION_HEADER);
+    let version_header = header_str(headers, &PROTOCOL_VERSION);
     let foreign_version =
         version_header.is_some_and(|v| ProtocolVersion::parse_handshake(v).is_none());
     match message {
@@ -66,8 +62,8 @@ pub(crate) fn claims(headers: &HeaderMap, message: &Incoming) -> bool {
 
 /// The refusal of a GET or DELETE that is a modern-era request (which only knows POST).
 pub(crate) fn refuse_non_post(headers: &HeaderMap) -> Option<ErrorData> {
-    if headers.contains_key(SESSION_HEADER)
-        || header_str(headers, VERSION_HEADER) != Some(MODERN_VERSION)
+    if headers.contains_key(&SESSION_ID)
+        || header_str(headers, &PROTOCOL_VERSION) != Some(MODERN_VERSION)
     {
         return None;
     }
@@ -84,7 +80,7 @@ pub(crate) struct Envelope {
     pub(crate) capabilities: ClientCapabilities,
 }
 
-fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn header_str<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -96,7 +92,7 @@ fn validate(
     params: &Params,
 ) -> Result<Envelope, ErrorData> {
     let refuse = |error: ErrorData| Err(error.with_id(Some(id.clone())));
-    let Some(header_version) = header_str(headers, VERSION_HEADER) else {
+    let Some(header_version) = header_str(headers, &PROTOCOL_VERSION) else {
         return refuse(ErrorData::header_mismatch(format!(
             "Header mismatch: a {MODERN_VERSION} request must carry the MCP-Protocol-Version \
              header (equal to _meta[\"{META_VERSION}\"])"
@@ -141,7 +137,7 @@ fn validate(
             .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": meta_version})),
         );
     }
-    match header_str(headers, METHOD_HEADER) {
+    match header_str(headers, &METHOD) {
         Some(value) if value == method => {}
         other => {
             return refuse(ErrorData::header_mismatch(format!(
@@ -159,7 +155,7 @@ fn validate(
     if let Some(field) = name_field
         && let Some(body_name) = params.get(field).and_then(Value::as_str)
     {
-        let header_name = header_str(headers, NAME_HEADER);
+        let header_name = header_str(headers, &NAME);
         if header_name != Some(body_name) {
             return refuse(ErrorData::header_mismatch(format!(
                 "Header mismatch: Mcp-Name is {} but params.{field} is `{body_name}`",
