@@ -53,6 +53,11 @@ pub(crate) type Runner = Box<
 
 /// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
 pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<String, ErrorData> {
+    tool(id, params).map(str::to_owned)
+}
+
+/// [`tool_name`], borrowed from the params.
+fn tool<'p>(id: &RequestId, params: &'p Params) -> Result<&'p str, ErrorData> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(
             ErrorData::invalid_params("tools/call needs params.name, the tool to call")
@@ -65,7 +70,7 @@ pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<String, Error
         ))
         .with_id(Some(id.clone())));
     }
-    Ok(name.to_owned())
+    Ok(name)
 }
 
 /// Takes a call's arguments out of its params (`{}` when it sent none), without copying them.
@@ -92,12 +97,22 @@ pub(crate) async fn plain(
     id: RequestId,
     mut params: Params,
 ) -> Response {
+    let token = ProgressToken::of(&params);
+    let arguments = take_arguments(&mut params);
+    if token.is_none() {
+        // One JSON response: the call runs right here, without the runner a stream needs.
+        let name = match tool(&id, &params) {
+            Ok(name) => name,
+            Err(error) => return error.into_response(),
+        };
+        let wait = service.call_wait(None);
+        let reply = tools::call(&service, &account, name, arguments, wait).await;
+        return Reply::new(&id, tool_result(reply, version)).into_response();
+    }
     let name = match tool_name(&id, &params) {
         Ok(name) => name,
         Err(error) => return error.into_response(),
     };
-    let token = ProgressToken::of(&params);
-    let arguments = take_arguments(&mut params);
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let wait = service.call_wait(progress);
