@@ -10,10 +10,12 @@ use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::extract::Request;
+use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
 use futures::FutureExt;
 use futures::future::{BoxFuture, Either, Map};
+use hyper::body::Body as _;
 use tower::Service;
 
 use crate::computer::Endpoint;
@@ -41,6 +43,20 @@ impl Surfaces {
 
 type Answered = fn(Response) -> Result<Response, Infallible>;
 
+/// An MCP answer as the router finishes its routes' answers: a body of known size gets its
+/// `Content-Length` here rather than from hyper on the way out, so the journal shows the
+/// header the client receives on every surface alike.
+fn answered(mut response: Response) -> Result<Response, Infallible> {
+    if !response.headers().contains_key(header::CONTENT_LENGTH)
+        && let Some(size) = response.body().size_hint().exact()
+    {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+    }
+    Ok(response)
+}
+
 impl Service<Request> for Surfaces {
     type Response = Response;
     type Error = Infallible;
@@ -53,7 +69,7 @@ impl Service<Request> for Surfaces {
 
     fn call(&mut self, request: Request) -> Self::Future {
         if request.uri().path() == MCP_PATH {
-            Either::Left(self.mcp.answer(request).map(Ok as Answered))
+            Either::Left(self.mcp.answer(request).map(answered as Answered))
         } else {
             Either::Right(self.rest.call(request))
         }

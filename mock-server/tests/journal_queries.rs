@@ -156,3 +156,34 @@ async fn follow_sends_each_new_matching_exchange_once_it_finishes() {
     // The limit was one exchange: the stream ends.
     assert!(body.frame().await.is_none());
 }
+
+#[tokio::test(start_paused = true)]
+async fn every_surface_records_the_content_length_its_answer_is_sent_with() {
+    let mock = Mock::new();
+    let mut client = mock.session("alice-dev-token").await;
+    client.call("models_list", json!({})).await;
+    client
+        .post(json!({"jsonrpc": "2.0", "id": 9, "method": "nope"}))
+        .await;
+    mock.get("/_mock/clock").await;
+    let exchanges = mock.journal_lines().await;
+    let mcp = exchanges
+        .iter()
+        .filter(|e| e["path"] == MCP && e["response_body_length"].as_u64() > Some(0))
+        .count();
+    assert!(
+        mcp >= 3,
+        "initialize, the call and the error: {exchanges:?}"
+    );
+    assert!(exchanges.iter().any(|e| e["path"] == "/_mock/clock"));
+    for exchange in &exchanges {
+        let length = exchange["response_headers"]["content-length"].as_str();
+        assert_eq!(
+            length.and_then(|l| l.parse::<u64>().ok()),
+            exchange["response_body_length"].as_u64(),
+            "{} {}: {exchange}",
+            exchange["method"],
+            exchange["path"],
+        );
+    }
+}
