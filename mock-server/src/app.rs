@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::extract::Request;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, Method, header};
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
 use futures::FutureExt;
@@ -69,7 +69,13 @@ impl Service<Request> for Surfaces {
 
     fn call(&mut self, request: Request) -> Self::Future {
         if request.uri().path() == MCP_PATH {
-            Either::Left(self.mcp.answer(request).map(answered as Answered))
+            // A HEAD answer is a GET's head with its body dropped: there is no length to give.
+            let finish: Answered = if request.method() == Method::HEAD {
+                Ok
+            } else {
+                answered
+            };
+            Either::Left(self.mcp.answer(request).map(finish))
         } else {
             Either::Right(self.rest.call(request))
         }

@@ -86,10 +86,17 @@ async fn head_on_the_mcp_url_is_the_get_stream_without_its_body() {
     assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.headers);
     assert_eq!(reply.headers["content-type"], "text/event-stream");
     assert!(reply.events.is_empty(), "{:?}", reply.events);
+    // A HEAD answer has no body of its own to announce a length for.
+    assert!(
+        !reply.headers.contains_key("content-length"),
+        "{:?}",
+        reply.headers
+    );
     // Without a session it is refused as GET is, with no body either.
     let mut unknown = head("HEAD");
     unknown.headers_mut().remove("mcp-session-id");
-    let (status, _) = mock.send_head(unknown).await;
+    let (status, headers) = mock.send_head(unknown).await;
+    assert!(!headers.contains_key("content-length"), "{headers:?}");
     let mut get = head("GET");
     get.headers_mut().remove("mcp-session-id");
     assert_eq!(status, mock.send(get).await.status);
