@@ -34,6 +34,7 @@ use crate::limits::StateLimits;
 use crate::oauth::resource;
 use elicitation::Elicitations;
 use handshake::Sessions;
+use headers::SESSION_ID;
 use origin::{Origins, SameOrigin};
 use tasks::Tasks;
 
@@ -215,7 +216,7 @@ async fn post(
     if let Incoming::Request(request) = &message {
         // An initialize that carries a session id is aimed at that session (which is already
         // initialized, or unknown), not a request for a new one.
-        if request.method == "initialize" && !headers.contains_key(&headers::SESSION_ID) {
+        if request.method == "initialize" && !headers.contains_key(&SESSION_ID) {
             return parts.sessions.initialize(&account.id, request);
         }
     }

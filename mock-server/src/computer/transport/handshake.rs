@@ -21,6 +21,7 @@ use uuid::Uuid;
 
 use super::call::{self, KEEP_ALIVE};
 use super::elicitation::{self, Asking, Elicitations};
+use super::headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::computer::model::jsonrpc::{ErrorData, Request, Response as Reply};
 use crate::computer::model::lifecycle::{
     ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, ListToolsResult, SERVER_INFO,
@@ -31,8 +32,6 @@ use crate::computer::service::Service;
 use crate::computer::tools;
 use crate::http::sse;
 use crate::world::Account;
-
-use super::headers::{PROTOCOL_VERSION, SESSION_ID};
 
 /// One MCP session: what `initialize` settled, which no later request changes.
 #[derive(Debug)]
