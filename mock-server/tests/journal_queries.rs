@@ -166,6 +166,8 @@ async fn every_surface_records_the_content_length_its_answer_is_sent_with() {
         .post(json!({"jsonrpc": "2.0", "id": 9, "method": "nope"}))
         .await;
     mock.get("/_mock/clock").await;
+    mock.get("/.well-known/oauth-authorization-server").await;
+    mock.get("/v1/models").await;
     let exchanges = mock.journal_lines().await;
     let mcp = exchanges
         .iter()
@@ -175,7 +177,13 @@ async fn every_surface_records_the_content_length_its_answer_is_sent_with() {
         mcp >= 3,
         "initialize, the call and the error: {exchanges:?}"
     );
-    assert!(exchanges.iter().any(|e| e["path"] == "/_mock/clock"));
+    for path in [
+        "/_mock/clock",
+        "/.well-known/oauth-authorization-server",
+        "/v1/models",
+    ] {
+        assert!(exchanges.iter().any(|e| e["path"] == path), "{path}");
+    }
     for exchange in &exchanges {
         let length = exchange["response_headers"]["content-length"].as_str();
         assert_eq!(
