@@ -1,11 +1,11 @@
 //! Targets that do not behave: each gets a clear verdict, and the runner finishes.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
 use conformance::report::{Status, TARGET_RULE};
 use conformance::runner::RunResult;
+
+use crate::common;
 
 async fn run_bad(target: &str, timeout: Duration) -> RunResult {
     let mut options = common::options(target, &["follow-up"]);

@@ -2,14 +2,14 @@
 //! run and validated, reports (JUnit, Markdown, GitHub annotations) that agree with the exit
 //! status, `--strict`, `list --format json`, and refusals with a sentence and exit status 2.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
 use conformance::runner::SCENARIOS;
 use serde_json::Value;
+
+use crate::common;
 
 /// Runs `conformance ARGS`: (exit status, stdout, stderr).
 fn conformance(args: &[&str]) -> (i32, String, String) {

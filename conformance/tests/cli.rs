@@ -1,8 +1,8 @@
 //! The command line: exit status against the expected-failures file, and `list`.
 
-mod common;
-
 use std::process::Command;
+
+use crate::common;
 
 fn conformance(args: &[&str]) -> (i32, String) {
     let out = Command::new(common::bin())

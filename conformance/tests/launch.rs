@@ -1,7 +1,7 @@
 //! The launch contract: `sh -c`, the MCP URL as the last argument, the documented environment,
 //! and what `--output DIR` keeps.
 
-mod common;
+use crate::common;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_target_gets_the_url_last_and_the_documented_environment() {

@@ -1,13 +1,13 @@
 //! The reference client passes every rule, and `--break RULE_ID` fails that rule and only it.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use conformance::report::Status;
 use conformance::rules::{self, Level};
 use conformance::runner::SCENARIOS;
+
+use crate::common;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reference_client_passes_every_check_of_the_suite() {

@@ -1,12 +1,12 @@
 //! Report formats: the JSON report is snapshot-tested; the JUnit report is well-formed XML with
 //! a testsuite per scenario and a testcase per check.
 
-mod common;
-
 use conformance::report::{self, Baseline, Status};
 use quick_xml::events::Event;
 use regex::Regex;
 use serde_json::Value;
+
+use crate::common;
 
 const SCENARIOS: &[&str] = &["ask-user-question", "confirm-action"];
 

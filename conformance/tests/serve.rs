@@ -1,9 +1,9 @@
 //! `conformance serve`: a mock for a hand-driven host, with the checks printed when stopped.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
+
+use crate::common;
 
 #[test]
 fn serve_judges_whatever_client_drove_it_when_interrupted() {

@@ -1,13 +1,13 @@
 //! `--snapshots DIR`: a missing snapshot is written, the same traffic matches it, changed traffic
 //! fails the run with a unified diff, and `--update-snapshots` rewrites it.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 
 use conformance::report::{Baseline, Snapshots, Status};
 use conformance::runner::RunResult;
+
+use crate::common;
 
 /// A scenario whose traffic does not depend on the client's speed.
 const SCENARIO: &str = "follow-up";

@@ -1,9 +1,8 @@
 //! `access_denied`: Computer is not available for the account; nothing starts.
 
-mod common;
-
-use common::{Mock, keys, text_json};
 use serde_json::json;
+
+use crate::common::{Mock, keys, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn access_denied_is_an_error_with_error_code_and_task_status_failed_and_no_thread() {

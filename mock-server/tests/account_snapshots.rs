@@ -1,10 +1,9 @@
 //! Snapshots of the account world's results, as a client receives them: modes and models per
 //! plan, a page of Projects, an upload envelope and a thread's assets.
 
-mod common;
-
-use common::{Mock, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{Mock, thread_id};
 
 /// Asserts `value` against `snapshots/account-<name>.snap`, with generated ids, tokens and
 /// signatures replaced so the snapshot only changes when the shape or the fixture does.

@@ -1,9 +1,8 @@
 //! Account tools: `models_list`, `projects_list` and `create_attachment_upload` with its upload.
 
-mod common;
-
-use common::{BASE, Mock, keys, text, text_json};
 use serde_json::{Value, json};
+
+use crate::common::{self, BASE, Mock, keys, text, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn models_list_offers_the_paid_plan_every_mode_and_model() {

@@ -4,12 +4,11 @@
 //! approved call running with the continuation's server, the denial, and the Zero Data
 //! Retention continuation through the history in `input`.
 
-mod common;
-
-use common::agent::{ALICE, BOB, event_types, item_types};
-use common::{Mock, Reply};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::agent::{ALICE, BOB, event_types, item_types};
+use crate::common::{Mock, Reply};
 
 async fn remote() -> MockServer {
     MockServer::builder()

@@ -1,11 +1,10 @@
 //! Request validation as the live API applies it: each rule answers 400 in the error envelope
 //! (`code` = the HTTP status) with a message and `param` naming the field, and creates nothing.
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, BOB};
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, BOB};
 
 fn ok_body() -> Value {
     json!({"model": "openai/gpt-5.6-terra", "input": "hi"})

@@ -1,14 +1,13 @@
 //! Cancelling runs (`cancelling`, then `cancelled` with an error, HTTP 200) and resuming a
 //! dropped stream with `starting_after`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
-use common::agent::{ALICE, BOB, event_types, item_types};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, BOB, event_types, item_types};
 
 fn research(background: bool, stream: bool) -> Value {
     json!({

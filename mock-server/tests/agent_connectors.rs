@@ -3,11 +3,10 @@
 //! (`tools: []`, no error), a lapsed one (`AUTH_REQUIRED` in-band), the other in-band errors on
 //! demand, and GitHub with the sandbox (`sandbox_results` instead of MCP items).
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, item_types};
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, item_types};
 
 fn slack(extra: Value) -> Value {
     let mut tool = json!({"type": "connector", "id": "connector_slack", "server_label": "slack"});

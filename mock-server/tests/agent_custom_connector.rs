@@ -1,12 +1,11 @@
 //! A custom connector from the world fixture: a connector id backed by a real MCP server (here
 //! the mock's own Computer MCP endpoint on a socket), discovered and called like a managed one.
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, item_types};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::agent::{ALICE, item_types};
+use crate::common::{self, Mock};
 
 #[tokio::test(start_paused = true)]
 async fn a_custom_connector_lists_and_calls_its_real_server() {

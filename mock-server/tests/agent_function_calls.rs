@@ -3,11 +3,10 @@
 //! `previous_response_id` or by sending the history in `input` (`message`, `function_call`,
 //! `function_call_output`), as chat frameworks do; the model answers from the output both ways.
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, item_types};
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, item_types};
 
 fn forecast_tool() -> Value {
     json!({"type": "function", "name": "get_forecast", "description": "The forecast for a city.",

@@ -5,12 +5,11 @@
 //! answer without ever calling a tool", Agent API, MCP tool), the answer says what it could not
 //! get instead of reporting data it never saw.
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, BOB, item_types};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, BOB, item_types};
 
 fn slack() -> Value {
     json!({"type": "connector", "id": "connector_slack", "server_label": "slack"})

@@ -4,12 +4,11 @@
 //! the run in every mode, tool failures stay in-band, and `defer_loading`/`allowed_tools` shape
 //! what the model sees.
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, event_types, item_types};
 use mock_server::{Exchange, MockServer};
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, event_types, item_types};
 
 /// A second mock, on a socket, whose Computer MCP endpoint plays the remote server.
 async fn remote() -> MockServer {

@@ -1,13 +1,12 @@
 //! Sync, stream and background modes of `POST /v1/agent` (≡ `/v1/responses` ≡ `/responses`),
 //! GET while running, and the usage/cost of terminal responses.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
-use common::agent::{ALICE, event_types, item_types};
 use serde_json::{Value, json};
+
+use crate::common::agent::{ALICE, event_types, item_types};
+use crate::common::{self, Mock};
 
 fn body(input: &str) -> Value {
     json!({"model": "openai/gpt-5.6-terra", "input": input, "tools": [{"type": "web_search"}]})

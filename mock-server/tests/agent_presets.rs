@@ -4,14 +4,13 @@
 //! runs do), takes minutes of virtual time for the deeper presets, bills its searches and reads,
 //! and answers with citations. A plain model request is no longer a bare "Hello world".
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
-use common::agent::{ALICE, item_types};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, item_types};
 
 /// Lets spawned runs catch up with a manual clock advance.
 async fn settle() {

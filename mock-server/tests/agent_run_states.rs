@@ -2,13 +2,12 @@
 //! (`incomplete`), a status the SDKs do not type (`paused`), an `error` on a run that has not
 //! ended, and a run the provider forgets (by the scenario's `forget_after` or the control API).
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
-use common::agent::ALICE;
 use serde_json::{Value, json};
+
+use crate::common::agent::ALICE;
+use crate::common::{self, Mock};
 
 fn background(input: &str) -> Value {
     json!({"model": "openai/gpt-5.6-terra", "input": input, "background": true, "store": true,

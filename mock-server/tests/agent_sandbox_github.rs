@@ -4,12 +4,11 @@
 //! and gh fail in the sandbox output ("failures appear as git or gh output"), and the answer
 //! says it could not work with GitHub.
 
-mod common;
-
-use common::Mock;
-use common::agent::{ALICE, item_types};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, item_types};
 
 fn github() -> Value {
     json!({"type": "connector", "id": "connector_github", "server_label": "github"})

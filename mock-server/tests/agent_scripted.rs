@@ -2,14 +2,13 @@
 //! continuation; shared files; failed and incomplete runs; injected HTTP faults; scenario files
 //! refused at load with their JSON pointer.
 
-mod common;
-
 use std::io::Write;
 
-use common::Mock;
-use common::agent::{ALICE, BOB, event_types, item_types};
 use mock_server::MockServer;
 use serde_json::json;
+
+use crate::common::Mock;
+use crate::common::agent::{ALICE, BOB, event_types, item_types};
 
 #[tokio::test(start_paused = true)]
 async fn a_hashtag_selects_a_scenario_then_match_then_the_default() {

@@ -2,14 +2,13 @@
 //! under `snapshots/agent-*.snap`, ids and timestamps redacted. The MCP scenarios use the mock's
 //! own Computer MCP endpoint (a second mock on a socket) as the remote server.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
-use common::agent::{ALICE, redact};
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::agent::{ALICE, redact};
+use crate::common::{self, Mock};
 
 /// The tools each scenario is shown with, as in the documents' examples.
 fn tools_for(scenario: &str, mcp_url: &str) -> Value {

@@ -1,9 +1,8 @@
 //! `ask_user_question`: the interactive object, and `answer_question` with its `followup_uuid`.
 
-mod common;
-
-use common::{Client, Mock, keys, mock_with_scenario, text, text_json, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{Client, Mock, keys, mock_with_scenario, text, text_json, thread_id};
 
 async fn asked(client: &mut Client) -> Value {
     client

@@ -1,11 +1,10 @@
 //! Bearer tokens: the 401 challenge, its metadata, per-account identity, and `--auth none`.
 
-mod common;
-
-use common::{MCP, Mock, initialize_body};
 use http::StatusCode;
 use mock_server::{AuthMode, MockServer};
 use serde_json::json;
+
+use crate::common::{self, MCP, Mock, initialize_body};
 
 const METADATA: &str =
     "http://127.0.0.1:8080/.well-known/oauth-protected-resource/rest/computer/mcp";

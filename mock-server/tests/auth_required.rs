@@ -1,11 +1,10 @@
 //! `auth_required`: a connector sign-in, the page behind `auth_url`, and `notify_connected`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{BASE, Client, Mock, keys, text, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{BASE, Client, Mock, keys, text, thread_id};
 
 async fn asked(client: &mut Client) -> Value {
     client

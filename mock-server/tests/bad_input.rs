@@ -1,11 +1,10 @@
 //! Bad input gets the documented error shape and an actionable sentence, and harms nothing:
 //! the same session keeps working and existing threads are unchanged.
 
-mod common;
-
-use common::{Client, Mock, thread_id};
 use http::StatusCode;
 use serde_json::{Value, json};
+
+use crate::common::{self, Client, Mock, thread_id};
 
 /// A session with one finished thread; returns the thread id and its transcript.
 async fn session_with_a_thread(mock: &Mock) -> (Client, String, Value) {

@@ -1,11 +1,10 @@
 //! `cancel_task` and the stop page: stopping the current work of a thread.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Mock, keys, text, text_json, thread_id};
 use serde_json::json;
+
+use crate::common::{self, Mock, keys, text, text_json, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn cancelling_a_running_task_answers_cancelled_and_read_thread_confirms_it() {

@@ -4,14 +4,13 @@
 //! In a snapshot, a text block whose JSON equals `structuredContent` shows
 //! `"(same JSON as structuredContent)"`; any other text block that holds JSON shows it parsed.
 
-mod common;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
-use common::{Client, Mock, text_json};
 use regex::Regex;
 use serde_json::{Value, json};
+
+use crate::common::{self, Client, Mock, text_json};
 
 /// A scripted client conversation and everything it saw.
 struct Script {

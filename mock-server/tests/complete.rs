@@ -1,9 +1,8 @@
 //! `complete`: a task that finishes inside the call window, with the sources it found.
 
-mod common;
-
-use common::{Mock, keys, mock_with_scenario, text, text_json};
 use serde_json::{Value, json};
+
+use crate::common::{Mock, keys, mock_with_scenario, text, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn a_finished_task_answers_complete_with_task_status_completed() {

@@ -1,9 +1,8 @@
 //! `error`: the Computer run failed.
 
-mod common;
-
-use common::{Mock, keys, text_json, thread_id};
 use serde_json::json;
+
+use crate::common::{Mock, keys, text_json, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn a_failed_run_answers_error_with_computer_error_and_task_status_failed() {

@@ -1,9 +1,8 @@
 //! `confirm_action`: approve carries on, deny takes the scripted denied branch.
 
-mod common;
-
-use common::{Client, Mock, keys, text, text_json, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{Client, Mock, keys, text, text_json, thread_id};
 
 async fn asked(client: &mut Client) -> Value {
     client

@@ -1,13 +1,12 @@
 //! The control API: journal, clock, reset, scenarios, and the manual clock holding calls.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{MCP, Mock, thread_id};
 use http::StatusCode;
 use mock_server::MockServer;
 use serde_json::{Value, json};
+
+use crate::common::{self, MCP, Mock, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn the_journal_lists_exchanges_as_json_lines_with_redacted_credentials() {

@@ -1,9 +1,8 @@
 //! `insufficient_credits`: the check before a message is sent, and credits running out mid-task.
 
-mod common;
-
-use common::{BASE, Client, Mock, form_action, keys, text, text_json, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{BASE, Client, Mock, form_action, keys, text, text_json, thread_id};
 
 /// Opens the billing page and presses its top-up button, as a user would.
 async fn top_up(mock: &Mock, billing_url: &str) {

@@ -1,11 +1,10 @@
 //! Credits a scenario's steps cost are spent as virtual time passes them.
 
-mod common;
-
 use std::time::Duration;
 
-use common::mock_with_scenario;
 use serde_json::json;
+
+use crate::common::{self, mock_with_scenario};
 
 fn costly() -> serde_json::Value {
     json!({

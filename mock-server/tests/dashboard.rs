@@ -2,14 +2,13 @@
 //! `/_mock/threads`, `/_mock/tasks`, `/_mock/responses`, the thread actions, the account reset,
 //! the Agent API cancel, and the journal as a page for a browser.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::{Mock, thread_id};
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
+
+use crate::common::{self, Mock, thread_id};
 
 async fn get_html(mock: &Mock, path: &str) -> common::Reply {
     mock.send(

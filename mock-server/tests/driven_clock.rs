@@ -2,14 +2,13 @@
 //! deadline, each look moves time by the look step (and waits for background runs to catch
 //! up), and nothing moves between requests. No test here waits on the wall clock.
 
-mod common;
-
 use std::time::Duration;
 
-use common::agent::ALICE;
-use common::{Mock, thread_id};
 use mock_server::MockServer;
 use serde_json::json;
+
+use crate::common::agent::ALICE;
+use crate::common::{Mock, thread_id};
 
 fn driven(look_step: Duration) -> Mock {
     Mock::with(MockServer::builder().driven_clock(look_step))

@@ -2,11 +2,10 @@
 //! call's SSE stream carries `elicitation/create`, the client POSTs its response back, and the
 //! same call continues (or returns the event when the user declined a question).
 
-mod common;
-
-use common::modern::call_answering;
-use common::{Mock, text_json};
 use serde_json::json;
+
+use crate::common::modern::call_answering;
+use crate::common::{self, Mock, text_json};
 
 const QUESTION: &str = "#elicitation-question Build the sales report";
 

@@ -2,11 +2,10 @@
 //! `resultType: "input_required"` with `inputRequests` and an opaque `requestState`, and
 //! retries the call with `inputResponses`; only declared modes are used.
 
-mod common;
-
-use common::modern::ModernClient;
-use common::{Mock, text_json};
 use serde_json::{Value, json};
+
+use crate::common::modern::ModernClient;
+use crate::common::{self, Mock, text_json};
 
 fn client(mock: &Mock, elicitation: Value) -> ModernClient {
     mock.modern("alice-dev-token")

@@ -1,13 +1,12 @@
 //! The embedding API: scenarios and worlds written in the test (no files), refused with the same
 //! JSON-pointer errors as files, and the URLs a test points its client at.
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
 use mock_server::{MockServer, world::WORLD_FIXTURE};
 use serde_json::{Value, json};
+
+use crate::common::{self, Mock};
 
 /// A one-turn Computer scenario whose outcome is `outcome`.
 fn computer(name: &str, outcome: Value) -> String {

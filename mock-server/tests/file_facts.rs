@@ -1,12 +1,11 @@
 //! What a file's facts can be besides an hour-long link and known values: download URLs that
 //! last less than an hour, and the documented `null`s of results and asset listings.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Mock, keys, text_json, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{Mock, keys, text_json, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn a_download_url_can_last_less_than_an_hour() {

@@ -1,11 +1,10 @@
 //! Files: `files` in results, `resource_link` blocks, downloads, assets and fresh links.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{BASE, Client, Mock, keys, text, text_json, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{BASE, Client, Mock, keys, text, text_json, thread_id};
 
 async fn first_turn(client: &mut Client) -> Value {
     client

@@ -1,12 +1,11 @@
 //! Scenario fixtures: refusals that say where and what, extra directories, and routing.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::Mock;
 use mock_server::scenario::parse;
 use mock_server::{Catalog, MockServer};
+
+use crate::common::{self, Mock};
 
 /// A scratch directory under the target dir, emptied first (tests never share one).
 fn scratch(name: &str) -> PathBuf {

@@ -1,9 +1,8 @@
 //! Conversation threading: the same `thread_id` continues a thread; leaving it out starts one.
 
-mod common;
-
-use common::{Mock, keys, text, thread_id};
 use serde_json::json;
+
+use crate::common::{self, Mock, keys, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn a_follow_up_with_the_same_thread_id_continues_the_thread() {

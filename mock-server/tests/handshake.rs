@@ -1,11 +1,10 @@
 //! The handshake era's lifecycle and transport: version negotiation, sessions, headers, origins.
 
-mod common;
-
 use axum::body::Body;
-use common::{MCP, Mock, initialize_body};
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
+
+use crate::common::{self, MCP, Mock, initialize_body};
 
 const ALICE: &str = "Bearer alice-dev-token";
 /// The headers of a POST from a client that has no session yet.

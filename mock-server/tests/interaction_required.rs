@@ -1,9 +1,8 @@
 //! `interaction_required`: input only Perplexity can collect, behind a `url` on the mock.
 
-mod common;
-
-use common::{BASE, Mock, keys, text, thread_id};
 use serde_json::json;
+
+use crate::common::{BASE, Mock, keys, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn interaction_required_answers_a_url_that_serves_the_form() {

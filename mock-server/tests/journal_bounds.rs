@@ -2,15 +2,14 @@
 //! counted wherever the journal is read; a refused body is never kept whole; the journal can
 //! be turned off and can write every exchange to a file.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::{MCP, Mock};
 use http::{Request, StatusCode};
 use mock_server::{JournalConfig, JournalGap, MockServer, WaitError};
 use serde_json::{Value, json};
+
+use crate::common::{self, MCP, Mock};
 
 fn capped(config: JournalConfig) -> Mock {
     Mock::with(MockServer::builder().journal(config))

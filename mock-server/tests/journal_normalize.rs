@@ -2,16 +2,15 @@
 //! two runs of the same client on mocks with other ports, tokens, ids and random OAuth values
 //! give the same document, each random value a numbered placeholder.
 
-mod common;
-
 use axum::Router;
 use axum::body::Body;
-use common::Mock;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use mock_server::{MockHandle, MockServer, percent_encode};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+
+use crate::common::Mock;
 
 /// RFC 7636 Appendix B: a verifier and its S256 challenge.
 const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";

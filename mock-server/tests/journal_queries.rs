@@ -1,18 +1,17 @@
 //! `GET /_mock/journal` selects with since, limit, path, method and status, streams its answer
 //! a page at a time, and with `follow=true` sends each new exchange as it finishes.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::{MCP, Mock};
 use futures::FutureExt;
 use http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use mock_server::{JournalQuery, MockServer, StatusFilter};
 use serde_json::{Value, json};
 use tower::ServiceExt;
+
+use crate::common::{MCP, Mock};
 
 /// The journal's answer to `query`, as a live body.
 async fn open(mock: &Mock, query: &str) -> axum::response::Response {

@@ -2,14 +2,13 @@
 //! API's lines, in the `Exchange` view and in the journal file, so a reader can tell which
 //! token was used without being able to use it.
 
-mod common;
-
 use axum::body::Body;
-use common::agent::ALICE;
-use common::{BASE, MCP, Mock};
 use http::{Request, StatusCode};
 use mock_server::{AuthMode, MockServer, fingerprint};
 use serde_json::{Value, json};
+
+use crate::common::agent::ALICE;
+use crate::common::{self, BASE, MCP, Mock};
 
 const REDIRECT: &str = "http://127.0.0.1:33418/callback";
 /// RFC 7636 Appendix B.

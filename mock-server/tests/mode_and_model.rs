@@ -1,9 +1,8 @@
 //! Choosing a mode or a model: the documented combinations, and refusals naming the argument.
 
-mod common;
-
-use common::{Mock, text, text_json};
 use serde_json::{Value, json};
+
+use crate::common::{self, Mock, text, text_json};
 
 async fn refused(token: &str, args: Value) -> String {
     let mock = Mock::new();

@@ -1,12 +1,11 @@
 //! The 2026-07-28 probe: `server/discover` lists both eras, the tasks extension, caching hints
 //! and the server info, and a handshake client still gets its session at the same URL.
 
-mod common;
-
-use common::modern::{MODERN, TASKS};
-use common::{Mock, keys};
 use http::StatusCode;
 use serde_json::json;
+
+use crate::common::modern::{MODERN, TASKS};
+use crate::common::{Mock, keys};
 
 #[tokio::test(start_paused = true)]
 async fn discover_lists_both_eras_the_tasks_extension_and_caching_hints() {

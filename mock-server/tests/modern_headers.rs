@@ -1,12 +1,11 @@
 //! Bad input in the 2026-07-28 era: each envelope or header fault gets its documented error
 //! (checked in the reference order) and changes nothing.
 
-mod common;
-
-use common::Mock;
-use common::modern::{MODERN, TASKS, drop_header, set_header};
 use http::StatusCode;
 use serde_json::{Value, json};
+
+use crate::common::modern::{MODERN, TASKS, drop_header, set_header};
+use crate::common::{self, Mock};
 
 fn error(reply: &common::Reply) -> (i64, String) {
     (

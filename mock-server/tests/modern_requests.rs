@@ -1,13 +1,12 @@
 //! Stateless 2026-07-28 requests: `resultType` on every result, caching hints on lists, calls
 //! with progress on the request's own stream, POST only, and the methods that do not exist.
 
-mod common;
-
 use axum::body::Body;
-use common::modern::MODERN;
-use common::{MCP, Mock, text_json};
 use http::{Request, StatusCode};
 use serde_json::json;
+
+use crate::common::modern::MODERN;
+use crate::common::{MCP, Mock, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn tools_list_carries_result_type_ttl_and_cache_scope() {

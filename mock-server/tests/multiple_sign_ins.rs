@@ -1,11 +1,10 @@
 //! Two sign-ins waiting at once: `notify_connected` needs the `connector`.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Client, Mock, text, text_json, thread_id};
 use serde_json::json;
+
+use crate::common::{self, Client, Mock, text, text_json, thread_id};
 
 async fn started(client: &mut Client) -> String {
     let result = client

@@ -7,19 +7,18 @@
 //! The clock here is the default one (real-time factor 1 on tokio's paused clock), so Computer
 //! work scheduled on virtual time runs to its checkpoint while the test waits.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::agent::ALICE;
-use common::{Mock, Reply};
 use http::{HeaderMap, Request, StatusCode, header};
 use http_body_util::BodyExt;
 use mock_server::MockServer;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tower::ServiceExt;
+
+use crate::common::agent::ALICE;
+use crate::common::{self, Mock, Reply};
 
 /// One step of the property test.
 #[derive(Debug, Clone)]

@@ -1,10 +1,9 @@
 //! The remaining `notify_connected` branches: when the call sends `message` as a new message and
 //! waits for the result, like `call_perplexity_computer`.
 
-mod common;
-
-use common::{Mock, text, thread_id};
 use serde_json::json;
+
+use crate::common::{Mock, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn when_the_request_already_ended_the_message_is_sent_as_a_new_turn_and_the_call_waits() {

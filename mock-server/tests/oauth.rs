@@ -1,15 +1,14 @@
 //! The mock authorization server: discovery, registration, consent, PKCE, tokens on the virtual
 //! clock, rotation, and every abuse the issue lists, each refused with an OAuth error body.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::{BASE, MCP, Mock, Reply};
 use http::{Request, StatusCode};
 use mock_server::{MockServer, percent_encode};
 use serde_json::{Value, json};
+
+use crate::common::{self, BASE, MCP, Mock, Reply};
 
 /// RFC 7636 Appendix B: a verifier and its S256 challenge.
 const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";

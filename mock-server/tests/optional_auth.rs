@@ -1,9 +1,8 @@
 //! `optional_auth_requests`: connectors to reconnect for better results; nothing waits on them.
 
-mod common;
-
-use common::{BASE, Mock, keys, text, thread_id};
 use serde_json::json;
+
+use crate::common::{BASE, Mock, keys, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn optional_auth_requests_have_exactly_the_documented_fields_and_the_task_is_completed() {

@@ -1,9 +1,8 @@
 //! Only threads you own can be read, continued, cancelled or answered.
 
-mod common;
-
-use common::{Client, Mock, text, text_json, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{Client, Mock, text, text_json, thread_id};
 
 /// Alice's thread, paused on a question, and what she reads on it.
 async fn alices_thread(alice: &mut Client) -> (String, Value, Value) {

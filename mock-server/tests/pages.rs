@@ -2,13 +2,12 @@
 //! link says it was completed, and the form only Perplexity shows is a real form whose submit
 //! completes its step.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Mock, form_action, thread_id};
 use http::StatusCode;
 use serde_json::json;
+
+use crate::common::{self, Mock, form_action, thread_id};
 
 fn html(reply: &common::Reply) -> &str {
     reply.body.as_str().unwrap_or_default()

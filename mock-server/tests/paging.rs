@@ -2,11 +2,10 @@
 //! empty while `next_cursor` is not null, and cursors that were forged, belong to another
 //! account or to other arguments, each refused with a sentence.
 
-mod common;
-
-use common::{Mock, mock_with_scenario, text, text_json};
 use mock_server::{MockServer, world::WORLD_FIXTURE};
 use serde_json::{Value, json};
+
+use crate::common::{self, Mock, mock_with_scenario, text, text_json};
 
 /// A mock whose world gives alice 120 more Projects named `Bulk project N`.
 fn mock_with_many_projects() -> Mock {

@@ -1,9 +1,8 @@
 //! `pending_interactions`: several prompts waiting at once, each with its own `followup_uuid`.
 
-mod common;
-
-use common::{Mock, keys, thread_id};
 use serde_json::json;
+
+use crate::common::{Mock, keys, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn pending_interactions_lists_both_prompts_with_distinct_followup_uuids() {

@@ -1,10 +1,9 @@
 //! Status updates: with a progress token the call streams `notifications/progress`, then the
 //! result; without one it answers a plain JSON body.
 
-mod common;
-
-use common::{Mock, text_json};
 use serde_json::json;
+
+use crate::common::{Mock, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn a_progress_token_streams_step_titles_with_increasing_progress_then_the_result() {

@@ -1,10 +1,9 @@
 //! Conversations inside a Project: its instructions in the transcript, and
 //! `project_visibility` deciding which members may view the session.
 
-mod common;
-
-use common::{Mock, text};
 use serde_json::json;
+
+use crate::common::{self, Mock, text};
 
 const BOARD: &str = "9b2f4c1e-6a7d-4e0b-8c3f-2d5e7a9b1c40";
 /// Shared by alice (editor) and bob (viewer).

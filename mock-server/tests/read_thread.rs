@@ -1,11 +1,10 @@
 //! `read_thread`: the transcript, the thread status and the web state, without sending anything.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Mock, keys, mock_with_scenario, text, thread_id};
 use serde_json::{Value, json};
+
+use crate::common::{self, Mock, keys, mock_with_scenario, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn read_thread_answers_exactly_the_documented_fields() {

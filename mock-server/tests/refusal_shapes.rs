@@ -3,12 +3,11 @@
 //! JSON-RPC error, a path id that is not UTF-8 gets the Agent API's envelope, and a POST to the
 //! upload endpoint that is not a form upload gets S3's XML.
 
-mod common;
-
 use axum::body::Body;
-use common::{MCP, Mock};
 use http::{Request, StatusCode};
 use serde_json::json;
+
+use crate::common::{MCP, Mock};
 
 #[tokio::test(start_paused = true)]
 async fn an_mcp_body_between_2_and_4_mib_is_answered_as_json_rpc() {

@@ -1,11 +1,10 @@
 //! `sleep`: Computer pauses itself until `wake_at`, then resumes on its own.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Mock, keys, text, thread_id};
 use serde_json::Value;
+
+use crate::common::{Mock, keys, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn a_sleeping_task_answers_sleep_with_wake_at_and_task_status_working() {

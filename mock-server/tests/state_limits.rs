@@ -3,15 +3,14 @@
 //! registrations and outstanding codes are capped, and each cap answers in its surface's shape
 //! with a sentence.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::{BASE, MCP, Mock};
 use http::{Request, StatusCode};
 use mock_server::{MockServer, StateLimits};
 use serde_json::json;
+
+use crate::common::{self, BASE, MCP, Mock};
 
 fn limited(limits: StateLimits) -> Mock {
     Mock::with(

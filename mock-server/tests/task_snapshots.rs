@@ -3,13 +3,12 @@
 //! (retry with `inputResponses` and `requestState`), with the whole exchange snapshotted under
 //! `snapshots/` (task, thread and state ids redacted).
 
-mod common;
-
 use std::time::Duration;
 
-use common::Mock;
-use common::modern::{ModernClient, input_key, task_id};
 use serde_json::{Value, json};
+
+use crate::common::Mock;
+use crate::common::modern::{ModernClient, input_key, task_id};
 
 /// A scripted modern client and everything it saw.
 struct Script {

@@ -1,11 +1,10 @@
 //! MCP Tasks cancellation: `tasks/cancel` only acknowledges and hands out the stop URL;
 //! `cancel_task` (or the stop page) really stops Computer, and polling then shows `cancelled`.
 
-mod common;
-
-use common::modern::task_id;
-use common::{BASE, Mock};
 use serde_json::json;
+
+use crate::common::modern::task_id;
+use crate::common::{BASE, Mock};
 
 #[tokio::test(start_paused = true)]
 async fn tasks_cancel_acknowledges_with_the_stop_url_and_does_not_stop_computer() {

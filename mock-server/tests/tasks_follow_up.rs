@@ -1,13 +1,12 @@
 //! MCP Tasks across turns and callers: a new message starts a new task while the finished one
 //! stays readable; task ids work after a reconnect and only for their owner.
 
-mod common;
-
 use std::time::Duration;
 
-use common::modern::task_id;
-use common::{Mock, text_json};
 use serde_json::json;
+
+use crate::common::modern::task_id;
+use crate::common::{Mock, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn a_follow_up_message_starts_a_new_task_and_the_old_result_stays_readable() {

@@ -2,13 +2,12 @@
 //! `tasks/update` answers them per the document's mapping (questions and approvals as forms,
 //! sign-ins and credits as URLs); the answer is an acknowledgement, never a result.
 
-mod common;
-
 use std::time::Duration;
 
-use common::modern::{input_key, task_id};
-use common::{Mock, keys, text_json};
 use serde_json::json;
+
+use crate::common::modern::{input_key, task_id};
+use crate::common::{self, Mock, keys, text_json};
 
 async fn at_input(
     mock: &Mock,

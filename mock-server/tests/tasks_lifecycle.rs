@@ -1,13 +1,12 @@
 //! MCP Tasks: a declaring client gets `resultType: "task"` at once and polls `tasks/get` from
 //! `working` to `completed` with the final tool result.
 
-mod common;
-
 use std::time::Duration;
 
-use common::modern::task_id;
-use common::{Mock, keys, text_json};
 use serde_json::json;
+
+use crate::common::modern::task_id;
+use crate::common::{self, Mock, keys, text_json};
 
 #[tokio::test(start_paused = true)]
 async fn a_declaring_client_gets_a_task_with_every_documented_field() {

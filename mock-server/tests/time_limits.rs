@@ -3,17 +3,16 @@
 //! drives the clock endpoint and the time-dependent endpoints with any advance, asserting no
 //! panic and each surface's documented answer.
 
-mod common;
-
 use std::time::Duration;
 
 use axum::body::Body;
-use common::agent::ALICE;
-use common::{BASE, MCP, Mock, Reply};
 use http::{Request, StatusCode};
 use mock_server::MockServer;
 use proptest::prelude::*;
 use serde_json::json;
+
+use crate::common::agent::ALICE;
+use crate::common::{BASE, MCP, Mock, Reply};
 
 fn manual() -> Mock {
     Mock::with(MockServer::builder().manual_clock().auto_consent("alice"))

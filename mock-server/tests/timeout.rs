@@ -1,9 +1,8 @@
 //! `timeout`: the call stops waiting after the call-wait window; Computer keeps working.
 
-mod common;
-
-use common::{Mock, keys, thread_id};
 use serde_json::json;
+
+use crate::common::{Mock, keys, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn a_task_longer_than_the_call_window_answers_timeout_with_task_status_working() {

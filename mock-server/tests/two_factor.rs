@@ -1,9 +1,8 @@
 //! `two_factor_required`: the user follows the instructions and continues the same thread.
 
-mod common;
-
-use common::{Mock, keys, text, thread_id};
 use serde_json::json;
+
+use crate::common::{Mock, keys, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn two_factor_required_answers_its_interactive_object_and_input_required() {

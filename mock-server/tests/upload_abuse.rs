@@ -2,12 +2,11 @@
 //! key of another envelope, or a policy from another envelope. Each gets an S3-style error and
 //! stores nothing.
 
-mod common;
-
 use axum::body::Body;
-use common::{BASE, Mock, multipart};
 use http::{Request, StatusCode};
 use serde_json::{Map, Value, json};
+
+use crate::common::{self, BASE, Mock, multipart};
 
 async fn envelope(client: &mut common::Client, size: usize) -> (Value, Map<String, Value>) {
     let envelope = client

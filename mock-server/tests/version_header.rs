@@ -5,11 +5,10 @@
 //! the server SHOULD assume protocol version 2025-03-26." A session's negotiated version is
 //! that other way, so the request is answered in the version the session negotiated.
 
-mod common;
-
-use common::Mock;
 use http::StatusCode;
 use serde_json::{Value, json};
+
+use crate::common::Mock;
 
 /// `call_perplexity_computer` on `session` with no `MCP-Protocol-Version` header.
 async fn call_without_the_header(mock: &Mock, session: &str) -> Value {

@@ -1,9 +1,8 @@
 //! `waiting`: Computer waits on an external condition; a message on the thread continues it.
 
-mod common;
-
-use common::{Mock, keys, text, thread_id};
 use serde_json::json;
+
+use crate::common::{Mock, keys, text, thread_id};
 
 #[tokio::test(start_paused = true)]
 async fn a_waiting_task_answers_waiting_with_task_status_working() {

@@ -1,14 +1,13 @@
 //! The world fixture: schema validation at load, `--world` replacing it, and the plan rules it
 //! carries (attachment limits per day and week, spending limits, a quota with its reset date).
 
-mod common;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::{Mock, text, text_json};
 use mock_server::{MockServer, world::WORLD_FIXTURE};
 use serde_json::{Value, json};
+
+use crate::common::{self, Mock, text, text_json};
 
 /// The built-in world with `change` applied, written to a temp file.
 fn world_file(name: &str, change: impl FnOnce(&mut Value)) -> PathBuf {

@@ -3,7 +3,8 @@
 //! The target is a real process, so the runner uses real time; the mock's clock is accelerated
 //! and scenario timeouts are kept small. No test sleeps on the wall clock.
 
-#![allow(dead_code, unreachable_pub)]
+// `pub` marks what the test modules share; the helpers live in a private module of the test crate.
+#![allow(unreachable_pub)]
 
 use std::time::Duration;
 

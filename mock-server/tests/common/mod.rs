@@ -4,7 +4,8 @@
 //! Every test that uses it runs under `#[tokio::test(start_paused = true)]`: whenever the mock
 //! waits on virtual time and nothing else is runnable, tokio jumps to the next timer.
 
-#![allow(dead_code, unreachable_pub)]
+// `pub` marks what the test modules share; the helpers live in a private module of the test crate.
+#![allow(unreachable_pub)]
 
 pub mod agent;
 pub mod modern;
@@ -334,15 +335,6 @@ impl Mock {
     }
 }
 
-/// Headers a well-behaved client sends on its first POST, with a dev token.
-pub fn first_post_headers(token: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("content-type", "application/json".to_owned()),
-        ("accept", "application/json, text/event-stream".to_owned()),
-        ("authorization", format!("Bearer {token}")),
-    ]
-}
-
 /// An `initialize` request body offering `version`.
 pub fn initialize_body(version: &str) -> Value {
     json!({
@@ -364,17 +356,6 @@ impl Client {
             .as_str()
             .unwrap_or_default()
             .to_owned()
-    }
-
-    /// Sends a request with an explicit id and `extra` headers.
-    pub async fn rpc_with(&mut self, method: &str, params: Value, extra: &[(&str, &str)]) -> Reply {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.post_raw(
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
-            extra,
-        )
-        .await
     }
 }
 
