@@ -1,6 +1,6 @@
 //! The team's layout rules, checked on every `cargo test`: no import cycle between the source
-//! files of either crate (edges into the crate root counted), and no source file over 800 lines
-//! (test files apart).
+//! files of either crate (edges into the crate root counted), no source file over 800 lines
+//! (test files apart), and every `tests/*.rs` file a module of its crate's test binary.
 //!
 //! Every `.rs` file under a crate's `src/` is one node, named by its module path (`lib.rs` is
 //! the root, `a/b.rs` and `a/b/mod.rs` are `a::b`). An edge A -> B means file A names an item of
@@ -624,4 +624,40 @@ fn the_checker_finds_a_cycle_through_a_re_export_and_ignores_comments_and_string
     let after = describe_cycles(&src);
     let _ = fs::remove_dir_all(&dir);
     assert!(after.is_empty(), "{}", after.join("\n"));
+}
+
+/// Each crate's `tests/*.rs` files are modules of `tests/main.rs` (`autotests = false`), so a
+/// file without its `mod` line there would compile into nothing and its tests would never run.
+#[test]
+fn every_test_file_is_a_module_of_its_crates_test_binary() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for tests in [
+        manifest.join("tests"),
+        manifest.join("../conformance/tests"),
+    ] {
+        let main = read(&tests.join("main.rs"));
+        let declared: BTreeSet<&str> = main
+            .lines()
+            .filter_map(|line| line.strip_prefix("mod ")?.strip_suffix(';'))
+            .collect();
+        let entries =
+            fs::read_dir(&tests).unwrap_or_else(|e| panic!("cannot list {}: {e}", tests.display()));
+        let mut missing = Vec::new();
+        for entry in entries {
+            let path = entry.expect("directory entry").path();
+            let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            let is_module =
+                path.extension().is_some_and(|ext| ext == "rs") || path.join("mod.rs").exists();
+            if is_module && stem != "main" && !declared.contains(stem) {
+                missing.push(path.display().to_string());
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "add `mod NAME;` to {} for: {missing:?}",
+            tests.join("main.rs").display()
+        );
+    }
 }
