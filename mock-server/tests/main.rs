@@ -1,10 +1,10 @@
 //! The integration tests of `mock-server`, one file per behaviour, built as one test binary.
 //!
 //! Each `tests/*.rs` file is a module of this crate rather than a crate of its own: cargo then
-//! links one binary instead of 79 (each about 50 MB with the server and its dependencies
-//! inside), which keeps a clean build's `target/` a few gigabytes smaller and its link
-//! step short. `cargo test --workspace` runs them all; filter by module path as usual
-//! (`cargo test -p mock-server -- timeout::`).
+//! links one binary instead of one per file (each about 50 MB with the server and its dependencies
+//! inside), which keeps a clean build's `target/` a few gigabytes smaller and its link step short.
+//! `cargo test --workspace` runs them all; filter by module path as usual (`cargo test -p
+//! mock-server -- timeout::`).
 
 mod common;
 
