@@ -2,9 +2,9 @@
 //! scenario with its elapsed time (through indicatif) above the finished ones; elsewhere (a CI
 //! log) a plain line when a scenario starts and one when it ends, so a hanging scenario shows.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -74,10 +74,8 @@ impl ProgressReporter {
         self.lock().insert(scenario.to_owned(), bar);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, ProgressBar>> {
-        // Each use is one insert or remove, so a poisoned map is still consistent.
-        self.running
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, BTreeMap<String, ProgressBar>> {
+        // Each use is one insert or remove, so the map is consistent after a panic (the lock never poisons).
+        self.running.lock()
     }
 }

@@ -16,7 +16,9 @@
 //! against the client's MCP traffic.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 use axum::Router;
 use axum::extract::State;
@@ -94,11 +96,9 @@ impl UserChannel {
     }
 
     fn lock(&self) -> MutexGuard<'_, State_> {
-        // Each mutation is a single push or pop, so a poisoned lock is still consistent.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        // Each mutation is a single push or pop: consistent after a panic (the lock never
+        // poisons).
+        self.inner.state.lock()
     }
 
     /// Everything the client did on the channel so far.

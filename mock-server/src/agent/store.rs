@@ -2,7 +2,9 @@
 //! its files, and where its turn paused (for `previous_response_id` continuations).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -123,7 +125,7 @@ impl Run {
 
     /// Locks the state.
     pub(crate) fn state(&self) -> MutexGuard<'_, RunState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock()
     }
 
     /// The snapshot.
@@ -205,7 +207,7 @@ pub(crate) const RATE_LIMIT: usize = 50;
 
 impl Store {
     fn runs(&self) -> MutexGuard<'_, HashMap<String, Arc<Run>>> {
-        self.runs.lock().unwrap_or_else(|p| p.into_inner())
+        self.runs.lock()
     }
 
     /// How many runs it holds.
@@ -253,7 +255,7 @@ impl Store {
 
     /// Counts one more injected fault for `scenario`; true while it should still fail.
     pub(crate) fn fault_applies(&self, scenario: &str, times: Option<u32>) -> bool {
-        let mut faults = self.faults.lock().unwrap_or_else(|p| p.into_inner());
+        let mut faults = self.faults.lock();
         let seen = faults.entry(scenario.to_owned()).or_insert(0);
         *seen += 1;
         times.is_none_or(|times| *seen <= times)
@@ -267,7 +269,7 @@ impl Store {
         account: &str,
         now: chrono::DateTime<chrono::Utc>,
     ) -> (usize, i64) {
-        let mut recent = self.recent.lock().unwrap_or_else(|p| p.into_inner());
+        let mut recent = self.recent.lock();
         let seen = recent.entry(account.to_owned()).or_default();
         seen.retain(|t| now - *t < chrono::Duration::seconds(60));
         seen.push(now);
@@ -284,13 +286,7 @@ impl Store {
         for run in runs {
             run.request_cancel(now);
         }
-        self.faults
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
-        self.recent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        self.faults.lock().clear();
+        self.recent.lock().clear();
     }
 }

@@ -8,8 +8,10 @@
 //! deadline and the thread's next scripted event known there.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+
+use parking_lot::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -149,25 +151,18 @@ impl Engine {
     }
 
     fn threads(&self) -> MutexGuard<'_, HashMap<String, Thread>> {
-        self.threads
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.threads.lock()
     }
 
     fn downloads(&self) -> MutexGuard<'_, HashMap<String, Download>> {
-        self.downloads
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.downloads.lock()
     }
 
     /// Forgets every thread and download link.
     pub(crate) fn reset(&self) {
         self.threads().clear();
         self.downloads().clear();
-        self.result_links
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clear();
+        self.result_links.lock().clear();
         self.changed.notify_waiters();
     }
 
@@ -407,10 +402,7 @@ impl Engine {
     /// The download URL a result shows for an asset: the one it showed before while that is
     /// still valid (a task's state only changes when it changes), else a fresh one.
     fn result_link(&self, thread_id: &str, asset: &Asset) -> String {
-        let mut links = self
-            .result_links
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut links = self.result_links.lock();
         let valid = links.get(&asset.asset_id).filter(|token| {
             self.downloads()
                 .get(token.as_str())

@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -187,11 +189,8 @@ impl Journal {
 
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every mutation is a push, a pop or a field update on one record, so a panic while
-        // holding the lock cannot leave a half-written journal: a poisoned lock is consistent.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        // holding the lock cannot leave a half-written journal (and the lock never poisons).
+        self.inner.state.lock()
     }
 
     /// The configuration it runs with.

@@ -4,8 +4,8 @@
 //! One lock guards it all, never held across an `.await`. Tokens are random and opaque; each
 //! names its account and resource, so a check is one lookup.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
 
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
@@ -210,9 +210,7 @@ impl Store {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.lock()
     }
 
     /// Registers a client and returns it with its new id (and secret, unless public), or

@@ -16,7 +16,9 @@
 //! (tamper-evident) and a token works once (a replay is refused).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
@@ -57,9 +59,7 @@ impl Elicitations {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Pending>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.pending.lock()
     }
 }
 
@@ -442,9 +442,7 @@ type Answer = oneshot::Sender<Option<Value>>;
 
 impl Waiting {
     fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), Answer>> {
-        self.waiting
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.waiting.lock()
     }
 }
 

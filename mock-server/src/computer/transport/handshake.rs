@@ -6,7 +6,9 @@
 //! session.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -100,9 +102,7 @@ impl Sessions {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.sessions.lock()
     }
 
     /// The session a request names, checked: it exists, belongs to `account`, and the

@@ -10,8 +10,8 @@
 //! service commands a handshake client's tools run (answer, approve, deny), so both eras move
 //! the thread identically.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::response::{IntoResponse, Response};
@@ -59,9 +59,7 @@ impl Tasks {
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Task>> {
-        self.tasks
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.tasks.lock()
     }
 
     /// Every task, oldest first, as the dashboard lists them: the status is the one the last
