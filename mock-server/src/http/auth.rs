@@ -1,7 +1,8 @@
 //! Who a request acts as: its bearer token (a built-in dev token or an OAuth access token the
 //! mock issued) turned into an [`Account`], or a typed [`AuthFailure`].
 //!
-//! This module knows no wire shape. A surface implements [`Surface`] to say which resource its
+//! This module knows no wire shape and no authorization server: the one that issues access
+//! tokens implements [`IssuedTokens`] and is handed to the [`Authenticator`]. A surface implements [`Surface`] to say which resource its
 //! OAuth tokens must be issued for and how a failure is answered (the MCP endpoint: 401 with a
 //! JSON-RPC body and a `WWW-Authenticate` challenge; the Agent API: its error envelope), then
 //! takes [`Authenticated<ItsSurface>`] as an axum extractor.
@@ -16,7 +17,6 @@ use http::request::Parts;
 use http::{HeaderMap, header};
 
 use crate::clock::Clock;
-use crate::oauth::store::Store;
 use crate::world::{Account, World};
 
 /// How requests are authenticated.
@@ -68,7 +68,28 @@ pub(crate) enum Audience<'a> {
     Any,
 }
 
-/// Checks bearer tokens against the world's dev tokens and the OAuth store; cheap to clone.
+/// An access token an authorization server issued, as far as a check needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IssuedToken {
+    /// The account it acts as.
+    pub(crate) account: String,
+    /// The protected resource it was issued for (RFC 8707).
+    pub(crate) resource: String,
+    /// When it stops working, in virtual time.
+    pub(crate) expires_at: DateTime<Utc>,
+    /// Revoked (its code or refresh token was replayed, or an administrator ended it).
+    pub(crate) revoked: bool,
+}
+
+/// The access tokens an authorization server issued: what the [`Authenticator`] checks a
+/// bearer token against when it is not a dev token.
+pub(crate) trait IssuedTokens: Send + Sync {
+    /// The token, if this server issued it.
+    fn issued(&self, token: &str) -> Option<IssuedToken>;
+}
+
+/// Checks bearer tokens against the world's dev tokens and the issued OAuth tokens; cheap to
+/// clone.
 #[derive(Clone)]
 pub(crate) struct Authenticator {
     inner: Arc<Inner>,
@@ -77,13 +98,18 @@ pub(crate) struct Authenticator {
 struct Inner {
     mode: AuthMode,
     world: Arc<World>,
-    tokens: Arc<Store>,
+    tokens: Arc<dyn IssuedTokens>,
     clock: Clock,
 }
 
 impl Authenticator {
     /// An authenticator for `mode`, over the world's accounts and the tokens OAuth issued.
-    pub(crate) fn new(mode: AuthMode, world: Arc<World>, tokens: Arc<Store>, clock: Clock) -> Self {
+    pub(crate) fn new(
+        mode: AuthMode,
+        world: Arc<World>,
+        tokens: Arc<dyn IssuedTokens>,
+        clock: Clock,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 mode,
@@ -119,9 +145,7 @@ impl Authenticator {
         if let Some(account) = world.account_for_token(token) {
             return Ok(account.clone());
         }
-        let issued = tokens
-            .access_token(token)
-            .ok_or(AuthFailure::UnknownToken)?;
+        let issued = tokens.issued(token).ok_or(AuthFailure::UnknownToken)?;
         if issued.revoked {
             return Err(AuthFailure::Revoked);
         }
@@ -210,14 +234,28 @@ mod tests {
         headers
     }
 
+    /// An authorization server that issued one token per entry.
+    struct Issued(Vec<(&'static str, IssuedToken)>);
+
+    impl IssuedTokens for Issued {
+        fn issued(&self, token: &str) -> Option<IssuedToken> {
+            self.0
+                .iter()
+                .find(|(issued, _)| *issued == token)
+                .map(|(_, details)| details.clone())
+        }
+    }
+
+    fn clock() -> Clock {
+        Clock::new(crate::clock::ClockMode::Manual, Clock::fixed_epoch())
+    }
+
+    fn authenticator_with(mode: AuthMode, issued: Issued) -> Authenticator {
+        Authenticator::new(mode, Arc::new(World::builtin()), Arc::new(issued), clock())
+    }
+
     fn authenticator(mode: AuthMode) -> Authenticator {
-        let clock = Clock::new(crate::clock::ClockMode::Manual, Clock::fixed_epoch());
-        Authenticator::new(
-            mode,
-            Arc::new(World::builtin()),
-            Arc::new(Store::default()),
-            clock,
-        )
+        authenticator_with(mode, Issued(Vec::new()))
     }
 
     #[test]
@@ -246,6 +284,43 @@ mod tests {
         assert_eq!(
             failure(Some("Bearer nope")),
             Some(AuthFailure::UnknownToken)
+        );
+    }
+
+    #[test]
+    fn an_issued_token_acts_as_its_account_until_it_expires_or_is_revoked() {
+        let now = clock().now();
+        let token = |resource: &str, expires_at, revoked| IssuedToken {
+            account: "bob".into(),
+            resource: resource.into(),
+            expires_at,
+            revoked,
+        };
+        let later = now + chrono::Duration::hours(1);
+        let auth = authenticator_with(
+            AuthMode::Bearer,
+            Issued(vec![
+                ("live", token("https://r", later, false)),
+                ("old", token("https://r", now, false)),
+                ("gone", token("https://r", later, true)),
+            ]),
+        );
+        let check = |value, audience| auth.authenticate(&headers(Some(value)), audience);
+        let account = check("Bearer live", Audience::Resource("https://r"));
+        assert_eq!(account.map(|a| a.id.clone()).as_deref(), Ok("bob"));
+        assert_eq!(
+            check("Bearer live", Audience::Resource("https://other")).err(),
+            Some(AuthFailure::WrongResource {
+                issued_for: "https://r".into()
+            })
+        );
+        assert_eq!(
+            check("Bearer old", Audience::Any).err(),
+            Some(AuthFailure::Expired { at: now })
+        );
+        assert_eq!(
+            check("Bearer gone", Audience::Any).err(),
+            Some(AuthFailure::Revoked)
         );
     }
 

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
+use crate::http::auth::{IssuedToken, IssuedTokens};
+
 /// How long an access token lives by default (virtual time); `expires_in` says the same.
 pub(crate) const ACCESS_TOKEN_TTL: Duration = Duration::hours(1);
 /// How long a refresh token lives if it is never used.
@@ -379,9 +381,15 @@ impl Store {
     ) -> R {
         f(self.lock().refresh.get_mut(token))
     }
+}
 
-    /// An access token, if the mock issued it.
-    pub(crate) fn access_token(&self, token: &str) -> Option<AccessToken> {
-        self.lock().access.get(token).cloned()
+impl IssuedTokens for Store {
+    fn issued(&self, token: &str) -> Option<IssuedToken> {
+        self.lock().access.get(token).map(|issued| IssuedToken {
+            account: issued.account.clone(),
+            resource: issued.resource.clone(),
+            expires_at: issued.expires_at,
+            revoked: issued.revoked,
+        })
     }
 }
