@@ -19,8 +19,27 @@ use hyper::body::Body as _;
 use tower::Service;
 
 use crate::computer::Endpoint;
-use crate::journal::Recorded;
-use crate::oauth::MCP_PATH;
+use crate::journal::{Recorded, RecordingRules, Secrets};
+use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
+use crate::{agent, control};
+
+/// What the journal's recorder is told about the mock's paths.
+pub(crate) const RECORDING: RecordingRules = RecordingRules {
+    unrecorded_reads: control::POLLED_READS,
+    streamed_bodies: &[control::UPLOAD_PATH],
+    secrets,
+};
+
+/// Where each path's exchanges carry credentials, beyond the headers every path may carry.
+fn secrets(path: &str) -> Secrets {
+    match path {
+        TOKEN_PATH => Secrets::TokenExchange,
+        REGISTER_PATH => Secrets::ClientRegistration,
+        AUTHORIZE_PATH => Secrets::Authorization,
+        _ if agent::is_agent_path(path) => Secrets::ToolCredentials,
+        _ => Secrets::Common,
+    }
+}
 
 /// The whole mock as one service: every exchange recorded, then dispatched.
 pub(crate) type App = Recorded<Surfaces>;

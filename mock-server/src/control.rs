@@ -25,7 +25,11 @@ use serde_json::{Value, json};
 use crate::http::encoding::{escape, page, page_not_found};
 use crate::world::UploadError;
 
+pub(crate) use dashboard::POLLED_READS;
 pub(crate) use state::{ControlSetup, ControlState};
+
+/// The S3-style upload endpoint behind `upload_url`.
+pub(crate) const UPLOAD_PATH: &str = "/_mock/uploads";
 
 /// The `/_mock` routes.
 pub(crate) fn routes() -> Router<ControlState> {
@@ -44,7 +48,7 @@ pub(crate) fn routes() -> Router<ControlState> {
         // Attachments go up to 200 MB, far past axum's 2 MB default; the handler streams the
         // file part and stops at the envelope's declared size instead.
         .route(
-            "/_mock/uploads",
+            UPLOAD_PATH,
             post(upload).layer(axum::extract::DefaultBodyLimit::disable()),
         )
         .route("/_mock/uploads/{*key}", get(uploaded))

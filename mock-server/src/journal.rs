@@ -31,4 +31,5 @@ pub use redact::fingerprint;
 pub use store::{Journal, JournalConfig, JournalGap, JournalStats, WaitError};
 
 pub(crate) use endpoint::serve;
-pub(crate) use recorder::{Recorded, Recorder};
+pub(crate) use recorder::{Recorded, Recorder, RecordingRules};
+pub(crate) use redact::Secrets;

@@ -358,7 +358,8 @@ impl AppState {
             // own 2 MB default would otherwise refuse 2-4 MiB bodies as plain text first.
             .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT));
         let surfaces = app::Surfaces::new(shared.computer.endpoint(), rest);
-        journal::Recorder::new(shared.journal.clone(), shared.clock.clone()).layer(surfaces)
+        journal::Recorder::new(shared.journal.clone(), shared.clock.clone(), app::RECORDING)
+            .layer(surfaces)
     }
 }
 

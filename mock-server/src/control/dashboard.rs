@@ -25,6 +25,14 @@ const SCRIPT: &str = include_str!("dashboard/dashboard.js");
 /// Its style.
 const STYLE: &str = include_str!("dashboard/dashboard.css");
 
+/// What the page reads once a second (its overview) and at each load (its script and style):
+/// the journal leaves these GETs out, as it leaves out its own reads.
+pub(crate) const POLLED_READS: &[&str] = &[
+    "/_mock/overview",
+    "/_mock/dashboard.js",
+    "/_mock/dashboard.css",
+];
+
 /// The dashboard's routes.
 pub(super) fn routes() -> Router<ControlState> {
     Router::new()

@@ -20,6 +20,7 @@ use tower::{Layer, Service};
 
 use super::capture::Open;
 use super::endpoint::JOURNAL_PATH;
+use super::redact::Secrets;
 use super::store::Journal;
 use super::stored::{Record, StoredBody};
 use crate::clock::Clock;
@@ -28,26 +29,36 @@ use crate::serve::BodyReadTimeout;
 /// Largest request body the mock accepts (uploads have their own, larger limit).
 pub const BODY_LIMIT: usize = 4 * 1024 * 1024;
 
-/// The upload endpoint: its bodies stream past the journal.
-const UPLOAD_PATH: &str = "/_mock/uploads";
-/// What the dashboard (`/_mock`) reads once a second: its overview and its script and style.
-const DASHBOARD_READS: &[&str] = &[
-    "/_mock/overview",
-    "/_mock/dashboard.js",
-    "/_mock/dashboard.css",
-];
+/// What the app that mounts the recorder tells it about its paths: the journal knows no
+/// surface of its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecordingRules {
+    /// GET paths left unrecorded besides the journal's own reads: a page's polling, which would
+    /// otherwise fill the journal with reads of itself.
+    pub(crate) unrecorded_reads: &'static [&'static str],
+    /// Paths whose request bodies stream past to their endpoint (uploads): buffering them here
+    /// too would hold each in memory twice, so only their declared size is recorded.
+    pub(crate) streamed_bodies: &'static [&'static str],
+    /// Where each path's exchanges carry credentials.
+    pub(crate) secrets: fn(&str) -> Secrets,
+}
 
 /// The layer that records every exchange of the service it wraps.
 #[derive(Clone)]
 pub(crate) struct Recorder {
     journal: Journal,
     clock: Clock,
+    rules: RecordingRules,
 }
 
 impl Recorder {
-    /// Records into `journal`, stamping times from `clock`.
-    pub(crate) fn new(journal: Journal, clock: Clock) -> Self {
-        Self { journal, clock }
+    /// Records into `journal`, stamping times from `clock`, following `rules`.
+    pub(crate) fn new(journal: Journal, clock: Clock, rules: RecordingRules) -> Self {
+        Self {
+            journal,
+            clock,
+            rules,
+        }
     }
 }
 
@@ -108,31 +119,33 @@ async fn record<S>(recorder: Recorder, request: Request, inner: S) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
+    let Recorder {
+        journal,
+        clock,
+        rules,
+    } = recorder;
     let path = request.uri().path();
-    // Reading the journal, and the dashboard's own polling, would otherwise fill the journal
-    // with reads of itself.
+    // Reading the journal would otherwise fill it with reads of itself.
     if path == JOURNAL_PATH
-        || (request.method() == http::Method::GET && DASHBOARD_READS.contains(&path))
+        || (request.method() == http::Method::GET && rules.unrecorded_reads.contains(&path))
     {
         return run(inner, request).await;
     }
-    let upload = path == UPLOAD_PATH;
+    let upload = rules.streamed_bodies.contains(&path);
     let surface = Surface::of(path);
-    let Recorder { journal, clock } = recorder;
     let capturing = journal.capturing();
     if !capturing {
         journal.count_unkept();
     }
     let (parts, body) = request.into_parts();
-    let mut record = capturing.then(|| Record::arrived(&parts, clock.now(), Utc::now()));
+    let secrets = (rules.secrets)(parts.uri.path());
+    let mut record = capturing.then(|| Record::arrived(&parts, secrets, clock.now(), Utc::now()));
     let declared = parts
         .headers
         .get(http::header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if upload {
-        // Uploads (up to 200 MB) stream to their endpoint, which checks their size as it reads:
-        // buffering them here too would hold every upload in memory twice.
         let open = record.map(|mut record| {
             record.request_body = StoredBody::Upload { declared };
             Open::new(journal.clone(), clock.clone(), record)

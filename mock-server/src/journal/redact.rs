@@ -5,14 +5,16 @@
 //! What counts as a credential:
 //! - the `Authorization` and `Proxy-Authorization` headers (the scheme stays readable), and
 //!   `X-Api-Key`, everywhere;
-//! - on the OAuth token endpoint, the request's `code`, `code_verifier`, `refresh_token`,
-//!   `access_token`, `client_secret` and assertions (form-encoded or JSON), and the answer's
-//!   `access_token`, `refresh_token` and `id_token`;
-//! - on the registration endpoint, the `client_secret` it hands out;
-//! - on the authorization endpoint, the `code` in the redirect's `Location`;
-//! - on the Agent API, each tool's `authorization` and every value of its `headers` (the `mcp`
-//!   tool's credentials for a third-party server);
-//! - an `access_token` query parameter anywhere.
+//! - an `access_token` query parameter anywhere;
+//! - and, where the app that mounts the recorder says an exchange is one of these
+//!   ([`Secrets`]):
+//!   - a token exchange (the OAuth token endpoint): the request's `code`, `code_verifier`,
+//!     `refresh_token`, `access_token`, `client_secret` and assertions (form-encoded or JSON),
+//!     and the answer's `access_token`, `refresh_token` and `id_token`;
+//!   - a client registration: the `client_secret` it hands out;
+//!   - an authorization: the `code` in the redirect's `Location`;
+//!   - tool credentials (the Agent API): each tool's `authorization` and every value of its
+//!     `headers` (the `mcp` tool's credentials for a third-party server).
 //!
 //! A custom connector's key never appears in an exchange the mock receives except as the
 //! `Authorization` header of the call the mock makes to that server (journaled by the server
@@ -21,7 +23,25 @@
 use serde_json::Value;
 
 use crate::http::encoding::percent_decode;
-use crate::oauth::{AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH};
+
+/// Where an exchange carries credentials beyond the headers and the `access_token` query
+/// parameter every exchange may carry. The journal knows no surface: the app that mounts the
+/// recorder says which of its paths is which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Secrets {
+    /// Nothing beyond the headers and the query parameter.
+    #[default]
+    Common,
+    /// An OAuth token request and its answer (RFC 6749 §4.1.3, §5.1, §6).
+    TokenExchange,
+    /// A dynamic client registration and the secret it hands out (RFC 7591).
+    ClientRegistration,
+    /// An authorization request, whose redirect carries the code (RFC 6749 §4.1.2).
+    Authorization,
+    /// A request (or a response object shaped like one) that lists tools, each with its own
+    /// `authorization` and `headers`.
+    ToolCredentials,
+}
 
 /// What a credential is shown as: `redacted:` and the first 12 hex digits of its SHA-256.
 ///
@@ -54,7 +74,7 @@ const TOKEN_ANSWER_SECRETS: &[&str] = &["access_token", "refresh_token", "id_tok
 const REGISTER_SECRETS: &[&str] = &["client_secret", "registration_access_token"];
 
 /// A header as shown: credentials fingerprinted, anything else as (lossy) text.
-pub(crate) fn header(path: &str, name: &str, value: &[u8]) -> String {
+pub(crate) fn header(secrets: Secrets, name: &str, value: &[u8]) -> String {
     let text = String::from_utf8_lossy(value);
     match name {
         "authorization" | "proxy-authorization" => match text.split_once(' ') {
@@ -63,14 +83,14 @@ pub(crate) fn header(path: &str, name: &str, value: &[u8]) -> String {
             None => fingerprint(&text),
         },
         "x-api-key" => fingerprint(&text),
-        "location" if path == AUTHORIZE_PATH => url_params(&text, &["code"]),
+        "location" if secrets == Secrets::Authorization => url_params(&text, &["code"]),
         _ => text.into_owned(),
     }
 }
 
 /// A query string as shown.
-pub(crate) fn query(path: &str, query: &str) -> String {
-    if path == TOKEN_PATH {
+pub(crate) fn query(secrets: Secrets, query: &str) -> String {
+    if secrets == Secrets::TokenExchange {
         form(query, TOKEN_REQUEST_SECRETS)
     } else {
         form(query, &["access_token"])
@@ -78,17 +98,17 @@ pub(crate) fn query(path: &str, query: &str) -> String {
 }
 
 /// A request body as shown, parsed as JSON.
-pub(crate) fn request_json(path: &str, body: &mut Value) {
-    if path == TOKEN_PATH {
-        fields(body, TOKEN_REQUEST_SECRETS);
-    } else if crate::agent::is_agent_path(path) {
-        agent_tools(body);
+pub(crate) fn request_json(secrets: Secrets, body: &mut Value) {
+    match secrets {
+        Secrets::TokenExchange => fields(body, TOKEN_REQUEST_SECRETS),
+        Secrets::ToolCredentials => tool_credentials(body),
+        Secrets::Common | Secrets::ClientRegistration | Secrets::Authorization => {}
     }
 }
 
 /// A request body as shown, when it is not JSON (a form, or text).
-pub(crate) fn request_text(path: &str, body: &str) -> String {
-    if path == TOKEN_PATH {
+pub(crate) fn request_text(secrets: Secrets, body: &str) -> String {
+    if secrets == Secrets::TokenExchange {
         form(body, TOKEN_REQUEST_SECRETS)
     } else {
         body.to_owned()
@@ -96,17 +116,18 @@ pub(crate) fn request_text(path: &str, body: &str) -> String {
 }
 
 /// A response body (or one SSE event's data) as shown, parsed as JSON.
-pub(crate) fn response_json(path: &str, body: &mut Value) {
-    if path == TOKEN_PATH {
-        fields(body, TOKEN_ANSWER_SECRETS);
-    } else if path == REGISTER_PATH {
-        fields(body, REGISTER_SECRETS);
-    } else if crate::agent::is_agent_path(path) {
-        // The mock never echoes these, but a response object is shaped like a request.
-        agent_tools(body);
-        if let Some(response) = body.get_mut("response") {
-            agent_tools(response);
+pub(crate) fn response_json(secrets: Secrets, body: &mut Value) {
+    match secrets {
+        Secrets::TokenExchange => fields(body, TOKEN_ANSWER_SECRETS),
+        Secrets::ClientRegistration => fields(body, REGISTER_SECRETS),
+        Secrets::ToolCredentials => {
+            // The mock never echoes these, but a response object is shaped like a request.
+            tool_credentials(body);
+            if let Some(response) = body.get_mut("response") {
+                tool_credentials(response);
+            }
         }
+        Secrets::Common | Secrets::Authorization => {}
     }
 }
 
@@ -123,7 +144,7 @@ fn fields(body: &mut Value, keys: &[&str]) {
 }
 
 /// Fingerprints each tool's `authorization` and `headers` values.
-fn agent_tools(body: &mut Value) {
+fn tool_credentials(body: &mut Value) {
     let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) else {
         return;
     };
@@ -191,21 +212,27 @@ mod tests {
     #[test]
     fn authorization_keeps_its_scheme_and_loses_its_credential() {
         assert_eq!(
-            header("/x", "authorization", b"Bearer alice-dev-token"),
+            header(Secrets::Common, "authorization", b"Bearer alice-dev-token"),
             format!("Bearer {}", fingerprint("alice-dev-token"))
         );
         assert_eq!(
-            header("/x", "authorization", b"opaque"),
+            header(Secrets::Common, "authorization", b"opaque"),
             fingerprint("opaque")
         );
-        assert_eq!(header("/x", "x-api-key", b"k1"), fingerprint("k1"));
-        assert_eq!(header("/x", "content-type", b"text/plain"), "text/plain");
+        assert_eq!(
+            header(Secrets::Common, "x-api-key", b"k1"),
+            fingerprint("k1")
+        );
+        assert_eq!(
+            header(Secrets::Common, "content-type", b"text/plain"),
+            "text/plain"
+        );
     }
 
     #[test]
     fn the_code_in_an_authorization_redirect_is_fingerprinted() {
         let shown = header(
-            AUTHORIZE_PATH,
+            Secrets::Authorization,
             "location",
             b"http://127.0.0.1:9/cb?code=c0de&state=s%201&iss=http%3A%2F%2Fh",
         );
@@ -217,14 +244,17 @@ mod tests {
             )
         );
         // Elsewhere a Location is just a URL.
-        assert_eq!(header("/x", "location", b"/a?code=1"), "/a?code=1");
+        assert_eq!(
+            header(Secrets::Common, "location", b"/a?code=1"),
+            "/a?code=1"
+        );
     }
 
     #[test]
     fn token_requests_are_redacted_as_forms_and_as_json() {
         let form_body = "grant_type=authorization_code&code=abc&code_verifier=v%2Bw&redirect_uri=x";
         assert_eq!(
-            request_text(TOKEN_PATH, form_body),
+            request_text(Secrets::TokenExchange, form_body),
             format!(
                 "grant_type=authorization_code&code={}&code_verifier={}&redirect_uri=x",
                 fingerprint("abc"),
@@ -233,13 +263,13 @@ mod tests {
         );
         let mut json_body =
             json!({"grant_type": "refresh_token", "refresh_token": "r1", "client_secret": "s"});
-        request_json(TOKEN_PATH, &mut json_body);
+        request_json(Secrets::TokenExchange, &mut json_body);
         assert_eq!(
             json_body,
             json!({"grant_type": "refresh_token", "refresh_token": fingerprint("r1"), "client_secret": fingerprint("s")})
         );
         let mut answer = json!({"access_token": "a", "refresh_token": "r", "token_type": "Bearer", "expires_in": 3600});
-        response_json(TOKEN_PATH, &mut answer);
+        response_json(Secrets::TokenExchange, &mut answer);
         assert_eq!(answer["access_token"], fingerprint("a"));
         assert_eq!(answer["refresh_token"], fingerprint("r"));
         assert_eq!(answer["token_type"], "Bearer");
@@ -247,28 +277,34 @@ mod tests {
     }
 
     #[test]
-    fn agent_tools_lose_their_authorization_and_header_values() {
+    fn tools_lose_their_authorization_and_header_values() {
         let mut body = json!({"input": "hi", "tools": [
             {"type": "mcp", "server_label": "gh", "server_url": "https://x", "authorization": "ghp_1",
              "headers": {"X-Token": "t2", "X-Trace": "t3"}},
             {"type": "web_search"},
         ]});
-        request_json("/v1/responses", &mut body);
+        request_json(Secrets::ToolCredentials, &mut body);
         assert_eq!(body["tools"][0]["authorization"], fingerprint("ghp_1"));
         assert_eq!(body["tools"][0]["headers"]["X-Token"], fingerprint("t2"));
         assert_eq!(body["tools"][0]["headers"]["X-Trace"], fingerprint("t3"));
         assert_eq!(body["tools"][0]["server_url"], "https://x");
         assert_eq!(body["tools"][1], json!({"type": "web_search"}));
+        let mut answer = json!({"response": {"tools": [{"authorization": "a1"}]}});
+        response_json(Secrets::ToolCredentials, &mut answer);
+        assert_eq!(
+            answer["response"]["tools"][0]["authorization"],
+            fingerprint("a1")
+        );
         // The same keys elsewhere are not touched.
         let mut other = json!({"tools": [{"authorization": "kept"}]});
-        request_json(crate::oauth::MCP_PATH, &mut other);
+        request_json(Secrets::Common, &mut other);
         assert_eq!(other["tools"][0]["authorization"], "kept");
     }
 
     #[test]
     fn an_access_token_in_a_query_string_is_fingerprinted() {
         assert_eq!(
-            query("/rest/computer/mcp", "a=1&access_token=t&b=2"),
+            query(Secrets::Common, "a=1&access_token=t&b=2"),
             format!("a=1&access_token={}&b=2", fingerprint("t"))
         );
     }

@@ -4,6 +4,8 @@
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 
+use super::redact::Secrets;
+
 /// A body as the journal keeps it.
 #[derive(Debug, Clone, Default)]
 pub(crate) enum StoredBody {
@@ -104,6 +106,8 @@ pub(crate) struct Record {
     pub(crate) method: http::Method,
     pub(crate) path: String,
     pub(crate) query: Option<String>,
+    /// Where its credentials are, beyond the headers (fingerprinted when it is read).
+    pub(crate) secrets: Secrets,
     pub(crate) request_headers: StoredHeaders,
     pub(crate) request_body: StoredBody,
     /// 0 until the response head is ready.
@@ -129,6 +133,7 @@ impl Record {
     /// A record for a request that just arrived.
     pub(crate) fn arrived(
         parts: &http::request::Parts,
+        secrets: Secrets,
         virtual_time: DateTime<Utc>,
         real_time: DateTime<Utc>,
     ) -> Self {
@@ -137,6 +142,7 @@ impl Record {
             method: parts.method.clone(),
             path: parts.uri.path().to_owned(),
             query: parts.uri.query().map(str::to_owned),
+            secrets,
             request_headers: StoredHeaders::pack(&parts.headers),
             request_body: StoredBody::Empty,
             status: 0,

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::exchange::{Exchange, SseRecord};
-use super::redact;
+use super::redact::{self, Secrets};
 use super::stored::{Record, StoredBody, StoredHeaders};
 use crate::http::sse;
 
@@ -17,16 +17,16 @@ enum Side {
 
 /// The public view of a record.
 pub(crate) fn exchange(record: &Record) -> Exchange {
-    let path = record.path.as_str();
+    let secrets = record.secrets;
     let (request_body, request_body_length, request_body_truncated) =
-        body(path, &record.request_body, Side::Request);
+        body(secrets, &record.request_body, Side::Request);
     let (mut response_body, mut response_body_length, response_body_truncated) =
-        body(path, &record.response_body, Side::Response);
+        body(secrets, &record.response_body, Side::Response);
     let sse_events: Vec<SseRecord> = record
         .events
         .iter()
         .map(|event| SseRecord {
-            data: event_data(path, &event.frame),
+            data: event_data(secrets, &event.frame),
             virtual_time: event.virtual_time,
         })
         .collect();
@@ -38,13 +38,13 @@ pub(crate) fn exchange(record: &Record) -> Exchange {
         seq: record.seq,
         method: record.method.to_string(),
         path: record.path.clone(),
-        query: record.query.as_deref().map(|q| redact::query(path, q)),
-        request_headers: headers(path, &record.request_headers),
+        query: record.query.as_deref().map(|q| redact::query(secrets, q)),
+        request_headers: headers(secrets, &record.request_headers),
         request_body,
         request_body_length,
         request_body_truncated,
         status: record.status,
-        response_headers: headers(path, &record.response_headers),
+        response_headers: headers(secrets, &record.response_headers),
         response_body,
         response_body_length,
         response_body_truncated,
@@ -57,20 +57,20 @@ pub(crate) fn exchange(record: &Record) -> Exchange {
 }
 
 /// Headers as a JSON object; a repeated header keeps its last value, as before.
-fn headers(path: &str, stored: &StoredHeaders) -> Map<String, Value> {
+fn headers(secrets: Secrets, stored: &StoredHeaders) -> Map<String, Value> {
     stored
         .iter()
         .map(|(name, value)| {
             (
                 name.to_owned(),
-                Value::String(redact::header(path, name, value)),
+                Value::String(redact::header(secrets, name, value)),
             )
         })
         .collect()
 }
 
 /// A body's value, full length and whether it was cut.
-fn body(path: &str, stored: &StoredBody, side: Side) -> (Value, u64, bool) {
+fn body(secrets: Secrets, stored: &StoredBody, side: Side) -> (Value, u64, bool) {
     match stored {
         StoredBody::Empty => (Value::Null, 0, false),
         StoredBody::Upload { declared } => (
@@ -80,34 +80,35 @@ fn body(path: &str, stored: &StoredBody, side: Side) -> (Value, u64, bool) {
         ),
         StoredBody::Bytes { kept, length } => {
             let truncated = u64::try_from(kept.len()).unwrap_or(u64::MAX) < *length;
-            (parsed(path, kept, side), *length, truncated)
+            (parsed(secrets, kept, side), *length, truncated)
         }
     }
 }
 
 /// JSON when the bytes parse, else the text; redacted either way.
-fn parsed(path: &str, bytes: &[u8], side: Side) -> Value {
+fn parsed(secrets: Secrets, bytes: &[u8], side: Side) -> Value {
     if bytes.is_empty() {
         return Value::Null;
     }
     match (serde_json::from_slice::<Value>(bytes), side) {
         (Ok(mut value), Side::Request) => {
-            redact::request_json(path, &mut value);
+            redact::request_json(secrets, &mut value);
             value
         }
         (Ok(mut value), Side::Response) => {
-            redact::response_json(path, &mut value);
+            redact::response_json(secrets, &mut value);
             value
         }
-        (Err(_), Side::Request) => {
-            Value::String(redact::request_text(path, &String::from_utf8_lossy(bytes)))
-        }
+        (Err(_), Side::Request) => Value::String(redact::request_text(
+            secrets,
+            &String::from_utf8_lossy(bytes),
+        )),
         (Err(_), Side::Response) => Value::String(String::from_utf8_lossy(bytes).into_owned()),
     }
 }
 
 /// The `data:` lines of an SSE frame, joined and parsed.
-fn event_data(path: &str, frame: &[u8]) -> Value {
+fn event_data(secrets: Secrets, frame: &[u8]) -> Value {
     let data = sse::parse_event(frame).data.unwrap_or_default();
-    parsed(path, data.as_bytes(), Side::Response)
+    parsed(secrets, data.as_bytes(), Side::Response)
 }
