@@ -10,6 +10,7 @@
 mod approval;
 mod arguments;
 mod auth;
+mod body;
 mod connectors;
 mod control;
 mod error;
@@ -30,7 +31,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 
-pub(crate) use error::ApiError;
+pub(crate) use body::AgentBodies;
 pub(crate) use paths::{BODY_LIMIT, PREFIXES, is_agent_path};
 pub(crate) use state::{AgentSetup, AgentState};
 pub(crate) use store::Store;
@@ -57,7 +58,7 @@ pub mod script {
 }
 
 /// The fallback for paths no route serves: API paths get a 404 in the Agent API envelope.
-pub(crate) use routes::{unserved, with_fresh_request_id};
+pub(crate) use routes::unserved;
 
 /// The Agent API routes.
 pub(crate) fn routes() -> Router<AgentState> {
@@ -75,7 +76,8 @@ pub(crate) fn routes() -> Router<AgentState> {
                 get(routes::file_content),
             );
     }
-    // The journal already refused anything over 32 MiB; lift axum's 2 MB default to match.
+    // Bodies over 32 MiB were refused before routing (`AgentBodies`); lift axum's 2 MB
+    // default to match.
     router
         .method_not_allowed_fallback(routes::wrong_method)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -1,4 +1,9 @@
-//! What a request meets first: the journal's recorder, then the MCP endpoint or the router.
+//! What a request meets first: the journal's recorder, then its body read under the rules of
+//! the surface that owns its path, then the MCP endpoint or the router.
+//!
+//! This is where the surfaces meet, so it is the one place that maps the URL space onto them:
+//! which surface's body limit and refusal a path gets, which of its exchanges carry
+//! credentials, which the journal leaves out.
 //!
 //! The MCP URL is the one a client calls in a loop, so its requests skip the router: routing
 //! a path, inserting its matched path and parameters, cloning a method router and (with the
@@ -16,15 +21,53 @@ use axum::routing::future::RouteFuture;
 use futures::FutureExt;
 use futures::future::{BoxFuture, Either, Map};
 use hyper::body::Body as _;
-use tower::Service;
+use tower::{Layer as _, Service};
 
+use crate::clock::Clock;
 use crate::computer::Endpoint;
-use crate::journal::{Recorded, RecordingRules, Secrets};
+use crate::http::body::{BodyPolicy, LimitBodies, Limited};
+use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
 use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
-use crate::{agent, control};
+use crate::{agent, computer, control, oauth};
+
+/// The whole mock as one service: every exchange recorded, its body read under its surface's
+/// rules, then dispatched.
+pub(crate) type App = Recorded<Limited<Surfaces>>;
+
+/// The MCP endpoint `mcp` and the router `rest` behind the body limits and the recorder.
+pub(crate) fn assemble(journal: Journal, clock: Clock, mcp: Endpoint, rest: Router) -> App {
+    let surfaces = Surfaces { mcp, rest };
+    let limited = LimitBodies::new(bodies).layer(surfaces);
+    Recorder::new(journal, clock, RECORDING).layer(limited)
+}
+
+/// Whose rules a request's body is read under (the limit, the answer to a body refused): the
+/// surface that owns that part of the URL space.
+fn bodies(method: &Method, path: &str) -> Option<&'static dyn BodyPolicy> {
+    // The journal's reads and the dashboard's polling take no body and were never limited;
+    // uploads stream to their endpoint, which checks their size as it reads.
+    if path == JOURNAL_PATH
+        || path == control::UPLOAD_PATH
+        || (method == Method::GET && control::POLLED_READS.contains(&path))
+    {
+        return None;
+    }
+    Some(if path == MCP_PATH {
+        &computer::ENDPOINT_BODIES
+    } else if agent::is_agent_path(path) {
+        &agent::AgentBodies
+    } else if path.starts_with("/oauth/") {
+        &oauth::OAuthBodies
+    } else if path.starts_with("/_mock") {
+        // Computer's pages and the Agent API's control endpoint live here too.
+        &control::ControlBodies
+    } else {
+        &computer::UNCLAIMED_BODIES
+    })
+}
 
 /// What the journal's recorder is told about the mock's paths.
-pub(crate) const RECORDING: RecordingRules = RecordingRules {
+const RECORDING: RecordingRules = RecordingRules {
     unrecorded_reads: control::POLLED_READS,
     streamed_bodies: &[control::UPLOAD_PATH],
     secrets,
@@ -41,9 +84,6 @@ fn secrets(path: &str) -> Secrets {
     }
 }
 
-/// The whole mock as one service: every exchange recorded, then dispatched.
-pub(crate) type App = Recorded<Surfaces>;
-
 /// The MCP endpoint beside every other route; cheap to clone (the recorder clones it per
 /// request).
 #[derive(Clone)]
@@ -52,12 +92,6 @@ pub(crate) struct Surfaces {
     mcp: Endpoint,
     /// Every other path: the pages, the control API, OAuth, the Agent API and its fallback.
     rest: Router,
-}
-
-impl Surfaces {
-    pub(crate) fn new(mcp: Endpoint, rest: Router) -> Self {
-        Self { mcp, rest }
-    }
 }
 
 type Answered = fn(Response) -> Result<Response, Infallible>;

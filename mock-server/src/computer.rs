@@ -5,6 +5,7 @@
 //! state machine) · `view` (the thread as results) · `engine` (threads on virtual time) ·
 //! `service` (typed commands) · `render` and `tools` · `transport` (the endpoint).
 
+mod body;
 mod dashboard;
 mod engine;
 mod files;
@@ -22,8 +23,8 @@ use std::time::Duration;
 
 use axum::Router;
 
+pub(crate) use body::{ENDPOINT_BODIES, UNCLAIMED_BODIES};
 pub use model::elicitation::form_content_problem;
-pub(crate) use model::jsonrpc::ErrorData;
 pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
 pub use tools::TOOL_NAMES;
 

@@ -8,6 +8,7 @@
 mod dashboard;
 mod read_models;
 
+mod error;
 mod oauth;
 mod state;
 
@@ -26,6 +27,7 @@ use crate::http::encoding::{escape, page, page_not_found};
 use crate::world::UploadError;
 
 pub(crate) use dashboard::POLLED_READS;
+pub(crate) use error::ControlBodies;
 pub(crate) use state::{ControlSetup, ControlState};
 
 /// The S3-style upload endpoint behind `upload_url`.

@@ -11,6 +11,7 @@
 //! that needed one). It stores bytes as they came and parses them only when read, into the
 //! [`Exchange`] view, with every credential replaced by its [`fingerprint`].
 
+mod arrival;
 mod capture;
 mod endpoint;
 mod exchange;
@@ -26,10 +27,9 @@ mod view;
 pub use exchange::{Exchange, SseRecord};
 pub use normalize::{Normalizer, normalize};
 pub use query::{JournalQuery, StatusFilter};
-pub use recorder::BODY_LIMIT;
 pub use redact::fingerprint;
 pub use store::{Journal, JournalConfig, JournalGap, JournalStats, WaitError};
 
-pub(crate) use endpoint::serve;
+pub(crate) use endpoint::{JOURNAL_PATH, serve};
 pub(crate) use recorder::{Recorded, Recorder, RecordingRules};
 pub(crate) use redact::Secrets;

@@ -99,7 +99,6 @@ use std::time::Duration;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use tower::Layer as _;
 
 pub use clock::{Clock, ClockMode};
 pub use computer::{
@@ -354,12 +353,18 @@ impl AppState {
             .merge(agent::routes().with_state(agent))
             // Agent API clients share the base URL: paths it does not serve answer in its envelope.
             .fallback(agent::unserved)
-            // The journal enforces each surface's body limit and answers in its shape; axum's
-            // own 2 MB default would otherwise refuse 2-4 MiB bodies as plain text first.
-            .layer(axum::extract::DefaultBodyLimit::max(journal::BODY_LIMIT));
-        let surfaces = app::Surfaces::new(shared.computer.endpoint(), rest);
-        journal::Recorder::new(shared.journal.clone(), shared.clock.clone(), app::RECORDING)
-            .layer(surfaces)
+            // Each body was read under its surface's limit before routing (and refused in its
+            // shape); axum's own 2 MB default would otherwise refuse 2-4 MiB bodies as plain
+            // text.
+            .layer(axum::extract::DefaultBodyLimit::max(
+                http::body::DEFAULT_LIMIT,
+            ));
+        app::assemble(
+            shared.journal.clone(),
+            shared.clock.clone(),
+            shared.computer.endpoint(),
+            rest,
+        )
     }
 }
 

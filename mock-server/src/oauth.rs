@@ -25,6 +25,7 @@ use axum::Router;
 use axum::routing::{get, post};
 
 pub use crate::http::auth::AuthMode;
+pub(crate) use error::OAuthBodies;
 pub use resource::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub(crate) use state::{OAuthSetup, OAuthState};
 pub(crate) use store::Store;

@@ -16,6 +16,8 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, oneshot};
 use tower::ServiceExt;
 
+use crate::http::body::BodyReadTimeout;
+
 /// How long a client may take, and how many may be connected at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionLimits {
@@ -37,20 +39,6 @@ impl Default for ConnectionLimits {
             body_read_timeout: Duration::from_secs(30),
             max_connections: 512,
         }
-    }
-}
-
-/// The error a request body read ends with when the client stalls.
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error("no part of the request body arrived for {}", crate::serve::seconds(*.0))]
-pub(crate) struct BodyReadTimeout(pub(crate) Duration);
-
-/// A duration as a person reads it (`30 s`, `50 ms`).
-pub(crate) fn seconds(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{} ms", d.as_millis())
     }
 }
 

@@ -1,5 +1,5 @@
 //! Where the Agent API is served and how much it reads: shared by its router, its handlers
-//! and the journal (which answers over-long bodies in the API's envelope).
+//! and its body policy (which answers over-long bodies in the API's envelope).
 
 /// Largest create body the API accepts (32 MiB); a larger one is a 413 `payload_too_large`.
 pub(crate) const BODY_LIMIT: usize = 32 * 1024 * 1024;

@@ -379,7 +379,7 @@ fn allowed_methods(path: &str) -> &'static str {
     }
 }
 
-/// Gives an Agent API answer made outside its router (the fallback, the journal's 413) the
+/// Gives an Agent API answer made outside its router (the fallback, a refused body) the
 /// `x-request-id` every answer carries.
 pub(crate) fn with_fresh_request_id(mut response: Response) -> Response {
     if let Ok(value) = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()) {

@@ -4,7 +4,9 @@
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde_json::{Value, json};
+
+use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
 
 /// The registered OAuth error codes the mock answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +62,11 @@ impl OAuthError {
             description: description.into(),
         }
     }
+
+    /// The JSON body: `error` and `error_description`.
+    fn body(&self) -> Json<Value> {
+        Json(json!({"error": self.code.as_str(), "error_description": self.description}))
+    }
 }
 
 impl IntoResponse for OAuthError {
@@ -70,11 +77,7 @@ impl IntoResponse for OAuthError {
             Code::TemporarilyUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::BAD_REQUEST,
         };
-        let mut response = (
-            status,
-            Json(json!({"error": self.code.as_str(), "error_description": self.description})),
-        )
-            .into_response();
+        let mut response = (status, self.body()).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         if self.code == Code::InvalidClient {
@@ -84,5 +87,20 @@ impl IntoResponse for OAuthError {
             );
         }
         response
+    }
+}
+
+/// How the OAuth endpoints take request bodies: a refused one is an `invalid_request` with the
+/// status that says why (413, 408 or 400).
+pub(crate) struct OAuthBodies;
+
+impl BodyPolicy for OAuthBodies {
+    fn limit(&self) -> usize {
+        DEFAULT_LIMIT
+    }
+
+    fn refuse(&self, refusal: &BodyRefusal) -> Response {
+        let error = OAuthError::new(Code::InvalidRequest, refusal.to_string());
+        (refusal.status(), error.body()).into_response()
     }
 }

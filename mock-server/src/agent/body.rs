@@ -1,0 +1,54 @@
+//! The Agent API's part in reading request bodies: its 32 MiB limit, and a refused body
+//! answered in its envelope (with a fresh `x-request-id`, as every answer has).
+
+use axum::response::{IntoResponse, Response};
+
+use super::error::ApiError;
+use super::paths::BODY_LIMIT;
+use super::routes::with_fresh_request_id;
+use crate::http::body::{BodyPolicy, BodyRefusal};
+
+/// How the Agent API takes request bodies.
+pub(crate) struct AgentBodies;
+
+impl BodyPolicy for AgentBodies {
+    fn limit(&self) -> usize {
+        BODY_LIMIT
+    }
+
+    fn refuse(&self, refusal: &BodyRefusal) -> Response {
+        let (kind, sentence) = match refusal {
+            BodyRefusal::TooLarge { .. } => (
+                "payload_too_large",
+                "The request body is larger than the 32 MiB the Agent API accepts: send large \
+                 files by URL (input_file.file_url) instead of inline."
+                    .to_owned(),
+            ),
+            BodyRefusal::Stalled(_) => ("request_timeout", refusal.to_string()),
+            BodyRefusal::Broken { .. } => ("invalid_request", refusal.to_string()),
+        };
+        let error = ApiError::new(refusal.status(), kind, api_sentence(&sentence));
+        with_fresh_request_id(error.into_response())
+    }
+}
+
+/// A sentence as the Agent API's own messages read: starting in lower case, without a period.
+fn api_sentence(sentence: &str) -> String {
+    let sentence = sentence.trim_end_matches('.');
+    let mut letters = sentence.chars();
+    match letters.next() {
+        Some(first) => first.to_lowercase().chain(letters).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sentence_reads_as_the_apis_own_messages() {
+        assert_eq!(api_sentence("The body stalled."), "the body stalled");
+        assert_eq!(api_sentence(""), "");
+    }
+}

@@ -1,0 +1,49 @@
+//! The MCP endpoint's part in reading request bodies: its 4 MiB limit, and a refused body
+//! answered as a JSON-RPC error (a body cut short is a parse error, the others invalid
+//! requests).
+
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+
+use super::model::jsonrpc::ErrorData;
+use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
+
+/// Request bodies taken as the MCP endpoint takes them.
+pub(crate) struct JsonRpcBodies {
+    /// Whether a body too large is told how the endpoint takes files instead.
+    names_attachments: bool,
+}
+
+/// How the MCP endpoint takes request bodies.
+pub(crate) static ENDPOINT_BODIES: JsonRpcBodies = JsonRpcBodies {
+    names_attachments: true,
+};
+
+/// How paths that no surface claims take request bodies: as the MCP endpoint, whose
+/// neighbours they are, without its advice on files.
+pub(crate) static UNCLAIMED_BODIES: JsonRpcBodies = JsonRpcBodies {
+    names_attachments: false,
+};
+
+impl BodyPolicy for JsonRpcBodies {
+    fn limit(&self) -> usize {
+        DEFAULT_LIMIT
+    }
+
+    fn refuse(&self, refusal: &BodyRefusal) -> Response {
+        let mut sentence = refusal.to_string();
+        if self.names_attachments && matches!(refusal, BodyRefusal::TooLarge { .. }) {
+            sentence.push_str(
+                " Send files with create_attachment_upload and pass their attachment_urls \
+                 instead of putting their content in a message.",
+            );
+        }
+        let status = refusal.status();
+        let kind = if status == StatusCode::BAD_REQUEST {
+            "Parse error"
+        } else {
+            "Invalid Request"
+        };
+        ErrorData::refused_body(status, format!("{kind}: {sentence}")).into_response()
+    }
+}

@@ -1,0 +1,55 @@
+//! The control API's errors: a status and a sentence a person can act on, answered as
+//! `{"error": sentence}`.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
+
+/// A control API request refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct ControlError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ControlError {
+    /// A refusal with this status.
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+/// The wire form: `{"error": sentence}`.
+#[derive(Serialize)]
+struct Body<'a> {
+    error: &'a str,
+}
+
+impl IntoResponse for ControlError {
+    fn into_response(self) -> Response {
+        let body = Body {
+            error: &self.message,
+        };
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// How the control API (everything under `/_mock`) takes request bodies.
+pub(crate) struct ControlBodies;
+
+impl BodyPolicy for ControlBodies {
+    fn limit(&self) -> usize {
+        DEFAULT_LIMIT
+    }
+
+    fn refuse(&self, refusal: &BodyRefusal) -> Response {
+        ControlError::new(refusal.status(), refusal.to_string()).into_response()
+    }
+}
