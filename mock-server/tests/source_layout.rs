@@ -1,6 +1,7 @@
 //! The team's layout rules, checked on every `cargo test`: no import cycle between the source
-//! files of either crate (edges into the crate root counted), no source file over 800 lines
-//! (test files apart), and every `tests/*.rs` file a module of its crate's test binary.
+//! files of either crate (edges into the crate root counted), the mock's ground floor
+//! (`journal`, `http`) naming none of its surfaces, no source file over 800 lines (test files
+//! apart), and every `tests/*.rs` file a module of its crate's test binary.
 //!
 //! Every `.rs` file under a crate's `src/` is one node, named by its module path (`lib.rs` is
 //! the root, `a/b.rs` and `a/b/mod.rs` are `a::b`). An edge A -> B means file A names an item of
@@ -19,6 +20,12 @@ use std::path::{Path, PathBuf};
 
 /// The longest a source file may be, in lines.
 const MAX_LINES: usize = 800;
+
+/// The mock's ground floor: the modules every surface stands on.
+const GROUND_FLOOR: &[&str] = &["journal", "http"];
+
+/// The mock's surfaces, each answering its own part of the URL space above the ground floor.
+const SURFACES: &[&str] = &["computer", "agent", "oauth", "control"];
 
 /// A module path: `[]` is the crate root, `["agent", "routes"]` is `agent/routes.rs`.
 type Module = Vec<String>;
@@ -542,6 +549,26 @@ fn describe_cycles(src: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Each edge from a ground-floor file to a surface, as `from -> to`.
+fn ground_floor_edges_into_surfaces(src: &Path) -> Vec<String> {
+    let in_one = |module: &Module, modules: &[&str]| {
+        module
+            .first()
+            .is_some_and(|top| modules.contains(&top.as_str()))
+    };
+    let files = modules(src);
+    let mut found = Vec::new();
+    for (from, targets) in edges(&files) {
+        if !in_one(&from, GROUND_FLOOR) {
+            continue;
+        }
+        for to in targets.iter().filter(|to| in_one(to, SURFACES)) {
+            found.push(format!("{} -> {}", file_name(&from), file_name(to)));
+        }
+    }
+    found
+}
+
 /// True for files that hold only tests (`tests.rs`, or anything under a `tests/` folder).
 fn is_test_file(src: &Path, path: &Path) -> bool {
     module_of(src, path)
@@ -563,6 +590,65 @@ fn no_import_cycle_between_source_files_in_either_crate() {
          (move what both sides need into a file of its own):\n{}",
         report.join("\n")
     );
+}
+
+#[test]
+fn the_ground_floor_names_no_surface() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = ground_floor_edges_into_surfaces(&src);
+    assert!(
+        found.is_empty(),
+        "{} must not name {} (pass what they need in, e.g. a trait the surface implements or \
+         a value the app configures):\n{}",
+        GROUND_FLOOR.join(", "),
+        SURFACES.join(", "),
+        found.join("\n")
+    );
+}
+
+/// The ground-floor check must see a grouped `use` and an inline path into a surface, or a
+/// passing run proves nothing.
+#[test]
+fn the_ground_floor_check_sees_a_use_and_an_inline_path_into_a_surface() {
+    let dir = std::env::temp_dir().join(format!("ground-floor-{}", std::process::id()));
+    let src = dir.join("src");
+    for sub in ["http", "journal", "oauth"] {
+        fs::create_dir_all(src.join(sub)).expect("a temp dir");
+    }
+    let write = |name: &str, text: &str| fs::write(src.join(name), text).expect("a temp file");
+    write(
+        "lib.rs",
+        "mod agent;\nmod http;\nmod journal;\nmod oauth;\nmod world;\n",
+    );
+    write("agent.rs", "pub fn is_agent_path() {}\n");
+    write("oauth.rs", "pub mod store;\n");
+    write("oauth/store.rs", "pub struct Store;\n");
+    write("world.rs", "pub struct World;\n");
+    write("http.rs", "pub mod auth;\n");
+    write(
+        "http/auth.rs",
+        "use crate::{oauth::store::Store, world::World};\n// crate::agent::x\n",
+    );
+    write("journal.rs", "mod redact;\n");
+    write(
+        "journal/redact.rs",
+        "pub fn f() { crate::agent::is_agent_path(); let _ = \"crate::oauth\"; }\n",
+    );
+    let found = ground_floor_edges_into_surfaces(&src);
+    // The same files naming only the world (not a surface): nothing to report.
+    write("http/auth.rs", "use crate::world::World;\n");
+    write("journal/redact.rs", "pub fn f() {}\n");
+    let after = ground_floor_edges_into_surfaces(&src);
+    let _ = fs::remove_dir_all(&dir);
+    assert_eq!(
+        found,
+        [
+            "http/auth.rs -> oauth/store.rs",
+            "journal/redact.rs -> agent.rs"
+        ],
+        "comments and strings are no edges, the world is no surface"
+    );
+    assert!(after.is_empty(), "{after:?}");
 }
 
 #[test]
