@@ -28,6 +28,7 @@ use crate::world::UploadError;
 
 pub(crate) use dashboard::POLLED_READS;
 pub(crate) use error::ControlBodies;
+use error::ControlError;
 pub(crate) use state::{ControlSetup, ControlState};
 
 /// The S3-style upload endpoint behind `upload_url`.
@@ -83,24 +84,17 @@ struct Advance {
     ms: u64,
 }
 
-async fn advance(State(app): State<ControlState>, body: Bytes) -> Response {
-    match serde_json::from_slice::<Advance>(&body) {
-        Ok(Advance { ms }) => match app.clock().try_advance(Duration::from_millis(ms)) {
-            Ok(_) => axum::Json(read_models::clock(&app)).into_response(),
-            Err(refused) => (
-                StatusCode::BAD_REQUEST,
-                axum::Json(json!({"error": refused.to_string()})),
-            )
-                .into_response(),
-        },
-        Err(e) => (
-            StatusCode::BAD_REQUEST,
-            axum::Json(json!({
-                "error": format!("expected a body like {{\"ms\": 120000}}: {e}"),
-            })),
-        )
-            .into_response(),
-    }
+async fn advance(
+    State(app): State<ControlState>,
+    body: Bytes,
+) -> Result<axum::Json<Value>, ControlError> {
+    let Advance { ms } = serde_json::from_slice(&body).map_err(|e| {
+        ControlError::bad_request(format!("expected a body like {{\"ms\": 120000}}: {e}"))
+    })?;
+    app.clock()
+        .try_advance(Duration::from_millis(ms))
+        .map_err(|refused| ControlError::bad_request(refused.to_string()))?;
+    Ok(axum::Json(read_models::clock(&app)))
 }
 
 async fn reset(State(app): State<ControlState>) -> axum::Json<Value> {
@@ -150,22 +144,22 @@ async fn accounts(State(app): State<ControlState>) -> axum::Json<Value> {
     axum::Json(read_models::accounts(&app))
 }
 
-async fn top_up_api(State(app): State<ControlState>, account: PathSegment) -> Response {
-    let Some(account) = account.0 else {
-        return (
-            StatusCode::BAD_REQUEST,
-            axum::Json(json!({"error": "the account in the path is not valid percent-encoded UTF-8; built-in accounts are alice and bob"})),
+async fn top_up_api(
+    State(app): State<ControlState>,
+    account: PathSegment,
+) -> Result<axum::Json<Value>, ControlError> {
+    let account = account.0.ok_or_else(|| {
+        ControlError::bad_request(
+            "the account in the path is not valid percent-encoded UTF-8; built-in accounts are \
+             alice and bob",
         )
-            .into_response();
-    };
-    match app.world().top_up(&account) {
-        Some(credits) => axum::Json(json!({"account": account, "credits": credits})).into_response(),
-        None => (
-            StatusCode::NOT_FOUND,
-            axum::Json(json!({"error": format!("no account `{account}`; built-in accounts are alice and bob")})),
-        )
-            .into_response(),
-    }
+    })?;
+    let credits = app.world().top_up(&account).ok_or_else(|| {
+        ControlError::not_found(format!(
+            "no account `{account}`; built-in accounts are alice and bob"
+        ))
+    })?;
+    Ok(axum::Json(json!({"account": account, "credits": credits})))
 }
 
 async fn billing_page(State(app): State<ControlState>, account: PathSegment) -> Response {

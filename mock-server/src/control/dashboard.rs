@@ -9,14 +9,15 @@
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
+use super::error::ControlError;
 use super::read_models;
 use super::state::ControlState;
-use crate::computer::{ActionRefused, PageAction};
+use crate::computer::{ActionDone, ActionRefused, PageAction};
 
 /// The page: one HTML file whose script draws every view.
 const PAGE: &str = include_str!("dashboard/index.html");
@@ -90,11 +91,12 @@ async fn journal(
     State(app): State<ControlState>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
-) -> Response {
+) -> Result<Response, ControlError> {
     if wants_html(&headers) {
-        return Html(PAGE).into_response();
+        return Ok(Html(PAGE).into_response());
     }
-    crate::journal::serve(State(app.journal().clone()), RawQuery(raw)).await
+    crate::journal::serve(app.journal().clone(), raw.as_deref())
+        .map_err(|bad| ControlError::bad_request(bad.to_string()))
 }
 
 async fn overview(State(app): State<ControlState>) -> axum::Json<Value> {
@@ -113,10 +115,6 @@ async fn responses(State(app): State<ControlState>) -> axum::Json<Value> {
     axum::Json(read_models::responses(&app))
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, axum::Json(json!({"error": message.into()}))).into_response()
-}
-
 /// What a thread action's body looks like, for the error sentence.
 const ACTION_SHAPES: &str = "{\"action\": \"answer\", \"answers\": {\"q1\": \"PDF\"}}, \
     {\"action\": \"approve\"} or {\"action\": \"deny\"} (optionally with \"request_id\" and \
@@ -127,62 +125,56 @@ async fn thread_action(
     State(app): State<ControlState>,
     Path(thread): Path<String>,
     body: Bytes,
-) -> Response {
-    let action = match serde_json::from_slice::<PageAction>(&body) {
-        Ok(action) => action,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("expected a body like {ACTION_SHAPES}: {e}"),
-            );
-        }
-    };
+) -> Result<axum::Json<ActionDone>, ControlError> {
+    let action = serde_json::from_slice::<PageAction>(&body).map_err(|e| {
+        ControlError::bad_request(format!("expected a body like {ACTION_SHAPES}: {e}"))
+    })?;
     match app.computer().act(&thread, action).await {
-        Ok(done) => axum::Json(done).into_response(),
-        Err(ActionRefused::UnknownThread(id)) => error(
-            StatusCode::NOT_FOUND,
-            format!("no thread `{id}`; GET /_mock/threads lists them"),
-        ),
-        Err(ActionRefused::NotApplicable(why)) => error(StatusCode::CONFLICT, why),
+        Ok(done) => Ok(axum::Json(done)),
+        Err(ActionRefused::UnknownThread(id)) => Err(ControlError::not_found(format!(
+            "no thread `{id}`; GET /_mock/threads lists them"
+        ))),
+        Err(ActionRefused::NotApplicable(why)) => Err(ControlError::conflict(why)),
     }
 }
 
 /// `POST /_mock/responses/{id}/cancel`: cancels an Agent API response, whoever owns it.
-async fn cancel_response(State(app): State<ControlState>, Path(id): Path<String>) -> Response {
+async fn cancel_response(
+    State(app): State<ControlState>,
+    Path(id): Path<String>,
+) -> Result<axum::Json<Value>, ControlError> {
     let Some(run) = app.agent().any(&id) else {
-        return error(
-            StatusCode::NOT_FOUND,
-            format!("no Agent API response `{id}`; GET /_mock/responses lists them"),
-        );
+        return Err(ControlError::not_found(format!(
+            "no Agent API response `{id}`; GET /_mock/responses lists them"
+        )));
     };
     if run.state().terminal {
-        return error(
-            StatusCode::CONFLICT,
-            format!("response `{id}` already ended; only a running response can be cancelled"),
-        );
+        return Err(ControlError::conflict(format!(
+            "response `{id}` already ended; only a running response can be cancelled"
+        )));
     }
     run.request_cancel(app.clock().now());
-    axum::Json(json!({"response_id": id, "status": "cancelling"})).into_response()
+    Ok(axum::Json(
+        json!({"response_id": id, "status": "cancelling"}),
+    ))
 }
 
 /// `POST /_mock/accounts/{account}/reset`: the account's balance, quota and spending as the
 /// world file starts them.
-async fn reset_account(State(app): State<ControlState>, Path(account): Path<String>) -> Response {
-    match app.world().reset_account(&account) {
-        Some(credits) => {
-            axum::Json(json!({"account": account, "credits": credits})).into_response()
-        }
-        None => error(
-            StatusCode::NOT_FOUND,
-            format!(
-                "no account `{account}`; the world has {}",
-                app.world()
-                    .accounts()
-                    .iter()
-                    .map(|a| a.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ),
-    }
+async fn reset_account(
+    State(app): State<ControlState>,
+    Path(account): Path<String>,
+) -> Result<axum::Json<Value>, ControlError> {
+    let credits = app.world().reset_account(&account).ok_or_else(|| {
+        ControlError::not_found(format!(
+            "no account `{account}`; the world has {}",
+            app.world()
+                .accounts()
+                .iter()
+                .map(|a| a.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    Ok(axum::Json(json!({"account": account, "credits": credits})))
 }

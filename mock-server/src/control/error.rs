@@ -24,6 +24,21 @@ impl ControlError {
             message: message.into(),
         }
     }
+
+    /// A body or path the endpoint cannot use (400).
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// Nothing by that name (404).
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+
+    /// Not possible in the state it is in (409).
+    pub(crate) fn conflict(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, message)
+    }
 }
 
 /// The wire form: `{"error": sentence}`.

@@ -4,11 +4,10 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::error::ControlError;
 use super::state::ControlState;
 
 #[derive(Deserialize)]
@@ -19,22 +18,19 @@ struct Revoke {
 }
 
 /// The handler: an empty body (or `{}`) revokes every token, `{"account": "alice"}` alice's.
-pub(crate) async fn revoke(State(app): State<ControlState>, body: Bytes) -> Response {
-    let refuse = |status: StatusCode, message: String| {
-        (status, axum::Json(json!({"error": message}))).into_response()
-    };
+pub(crate) async fn revoke(
+    State(app): State<ControlState>,
+    body: Bytes,
+) -> Result<axum::Json<Value>, ControlError> {
     let request = if body.iter().all(u8::is_ascii_whitespace) {
         Revoke { account: None }
     } else {
         match serde_json::from_slice::<Revoke>(&body) {
             Ok(request) => request,
             Err(e) => {
-                return refuse(
-                    StatusCode::BAD_REQUEST,
-                    format!(
-                        "the body must be empty or {{\"account\": \"alice\"}} (the only field): {e}"
-                    ),
-                );
+                return Err(ControlError::bad_request(format!(
+                    "the body must be empty or {{\"account\": \"alice\"}} (the only field): {e}"
+                )));
             }
         }
     };
@@ -47,19 +43,15 @@ pub(crate) async fn revoke(State(app): State<ControlState>, body: Bytes) -> Resp
             .iter()
             .map(|a| a.id.as_str())
             .collect();
-        return refuse(
-            StatusCode::NOT_FOUND,
-            format!(
-                "no account `{account}`; the accounts are {}",
-                known.join(", ")
-            ),
-        );
+        return Err(ControlError::not_found(format!(
+            "no account `{account}`; the accounts are {}",
+            known.join(", ")
+        )));
     }
     let revoked = app.oauth().revoke_account(request.account.as_deref());
-    axum::Json(json!({
+    Ok(axum::Json(json!({
         "account": request.account,
         "revoked_access_tokens": revoked.access_tokens,
         "revoked_refresh_tokens": revoked.refresh_tokens,
-    }))
-    .into_response()
+    })))
 }

@@ -14,8 +14,7 @@ use std::collections::BTreeSet;
 use std::convert::Infallible;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{RawQuery, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -30,32 +29,26 @@ pub(crate) const JOURNAL_PATH: &str = "/_mock/journal";
 /// Records rendered per chunk of the answer.
 const PAGE: usize = 64;
 
-/// The handler.
-pub(crate) async fn serve(State(journal): State<Journal>, RawQuery(raw): RawQuery) -> Response {
-    let refuse = |message: String| {
-        (
-            StatusCode::BAD_REQUEST,
-            axum::Json(json!({"error": message})),
-        )
-            .into_response()
-    };
-    let (raw, normalized) = match take_normalize(raw.as_deref().unwrap_or_default()) {
-        Ok(split) => split,
-        Err(message) => return refuse(message),
-    };
-    let (query, follow) = match JournalQuery::parse(&raw) {
-        Ok(parsed) => parsed,
-        Err(message) => return refuse(message),
-    };
+/// A query string the journal cannot answer, with the sentence that says why; the control
+/// API answers it in its own shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct BadQuery(String);
+
+/// The answer to `GET /_mock/journal` with the query string `raw`.
+pub(crate) fn serve(journal: Journal, raw: Option<&str>) -> Result<Response, BadQuery> {
+    // No query string selects everything, as an empty one does.
+    let (raw, normalized) = take_normalize(raw.unwrap_or_default()).map_err(BadQuery)?;
+    let (query, follow) = JournalQuery::parse(&raw).map_err(BadQuery)?;
     if normalized {
         if follow {
-            return refuse(
+            return Err(BadQuery(
                 "normalize=true numbers its placeholders over the whole selection, so it cannot \
                  follow new exchanges; drop follow=true (or normalize=true)"
                     .into(),
-            );
+            ));
         }
-        return normalized_answer(&journal, &query);
+        return Ok(normalized_answer(&journal, &query));
     }
     let stats = journal.stats();
     let body = if follow {
@@ -79,7 +72,7 @@ pub(crate) async fn serve(State(journal): State<Journal>, RawQuery(raw): RawQuer
             headers.insert(name, value);
         }
     }
-    response
+    Ok(response)
 }
 
 /// The query string without its `normalize` parameter, and whether it asked for the normalised
