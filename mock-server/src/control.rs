@@ -251,6 +251,7 @@ async fn upload(
     loop {
         match form.next_field().await {
             Ok(Some(mut field)) => {
+                // A part without a name is the field `""`, which no envelope names.
                 let name = field.name().unwrap_or_default().to_owned();
                 if name == "file" {
                     // S3 takes the file as the last part, after the fields that name its

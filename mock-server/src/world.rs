@@ -441,7 +441,7 @@ mod tests {
                 );
             }
             for model in listed["models"].as_array().into_iter().flatten() {
-                let id = model["id"].as_str().unwrap_or_default();
+                let id = model["id"].as_str().expect("every listed model has an id");
                 let efforts = world.model_efforts(account, id).map(|e| json!(e));
                 assert_eq!(
                     efforts.as_ref(),

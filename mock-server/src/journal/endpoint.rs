@@ -97,8 +97,8 @@ fn take_normalize(raw: &str) -> Result<(String, bool), String> {
 fn normalized_answer(journal: &Journal, query: &JournalQuery) -> Response {
     let exchanges = journal.query(query);
     let document = super::normalize::normalize(&exchanges);
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|_| "[]".into());
-    text.push('\n');
+    // A JSON tree always prints (`{:#}` is `to_string_pretty` without its `Result`).
+    let text = format!("{document:#}\n");
     let mut response = text.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -77,6 +77,7 @@ impl StoredHeaders {
         std::iter::from_fn(move || {
             let name = parts.next().filter(|n| !n.is_empty())?;
             let value = parts.next()?;
+            // Names were packed from `HeaderName`s, which are ASCII: the fallback never runs.
             Some((std::str::from_utf8(name).unwrap_or_default(), value))
         })
     }

@@ -109,6 +109,8 @@ fn parsed(secrets: Secrets, bytes: &[u8], side: Side) -> Value {
 
 /// The `data:` lines of an SSE frame, joined and parsed.
 fn event_data(secrets: Secrets, frame: &[u8]) -> Value {
-    let data = sse::parse_event(frame).data.unwrap_or_default();
-    parsed(secrets, data.as_bytes(), Side::Response)
+    match sse::parse_event(frame).data {
+        Some(data) => parsed(secrets, data.as_bytes(), Side::Response),
+        None => Value::Null,
+    }
 }

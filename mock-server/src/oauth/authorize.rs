@@ -57,13 +57,23 @@ pub(crate) async fn decide(
     State(app): State<OAuthState>,
     form: Result<Form<HashMap<String, String>>, FormRejection>,
 ) -> Response {
-    let form = form.map(|Form(f)| f).unwrap_or_default();
+    let form = match form {
+        Ok(Form(form)) => form,
+        Err(rejection) => {
+            return error_page(&format!(
+                "The consent form could not be read ({rejection}); start signing in again."
+            ));
+        }
+    };
     let Some(request) = form.get("request") else {
         return error_page("The form is missing its `request` field; start signing in again.");
     };
     let allow = form.get("decision").map(String::as_str) == Some("allow");
-    let account = form.get("account").cloned().unwrap_or_default();
-    if allow && app.world().account(&account).is_none() {
+    let account = form
+        .get("account")
+        .map(String::as_str)
+        .filter(|account| app.world().account(account).is_some());
+    if allow && account.is_none() {
         return error_page("Pick an account (alice or bob) before clicking Allow.");
     }
     let Some(grant) = app.oauth().take_pending(request, app.clock().now()) else {
@@ -72,17 +82,18 @@ pub(crate) async fn decide(
              signing in again from your MCP host.",
         );
     };
-    if allow {
-        approve(&app, grant, &account)
-    } else {
-        let (uri, state) = (grant.redirect_uri.clone(), grant.state.clone());
-        redirect_error(
-            &app,
-            &uri,
-            state.as_deref(),
-            "access_denied",
-            "The person signing in clicked Deny.",
-        )
+    match account.filter(|_| allow) {
+        Some(account) => approve(&app, grant, account),
+        None => {
+            let (uri, state) = (grant.redirect_uri.clone(), grant.state.clone());
+            redirect_error(
+                &app,
+                &uri,
+                state.as_deref(),
+                "access_denied",
+                "The person signing in clicked Deny.",
+            )
+        }
     }
 }
 
@@ -325,4 +336,48 @@ fn consent_page(app: &OAuthState, request: &str, client_name: &str) -> Response 
         ),
     )
     .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use axum::Router;
+    use axum::body::Body;
+    use axum::routing::post;
+    use http::Request;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    use super::super::state::OAuthSetup;
+    use super::*;
+    use crate::clock::{Clock, ClockMode};
+    use crate::world::World;
+
+    #[tokio::test]
+    async fn a_consent_answer_that_is_not_a_form_says_why_it_could_not_be_read() {
+        let state = OAuthState::new(OAuthSetup {
+            base_url: "http://127.0.0.1:9".into(),
+            clock: Clock::new(ClockMode::Manual, Clock::fixed_epoch()),
+            world: Arc::new(World::builtin()),
+            store: Arc::default(),
+            auto_consent: None,
+        });
+        let router = Router::new()
+            .route(AUTHORIZE_PATH, post(decide))
+            .with_state(state);
+        let request = Request::post(AUTHORIZE_PATH)
+            .header("content-type", "application/json")
+            .body(Body::from(r#"{"request": "r1", "decision": "allow"}"#))
+            .expect("a request");
+        let response = router.oneshot(request).await.expect("infallible");
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        let body = response.into_body().collect().await.expect("a body");
+        let page = String::from_utf8_lossy(&body.to_bytes()).into_owned();
+        assert!(
+            page.contains("The consent form could not be read ("),
+            "{page}"
+        );
+        assert!(page.contains("application/x-www-form-urlencoded"), "{page}");
+    }
 }

@@ -85,6 +85,7 @@ pub(super) fn accounts_of(fixture: &WorldFixture) -> Vec<Arc<Account>> {
                 spending_limit: spec.spending_limit,
                 quota_reset_date: spec.quota_reset_date,
                 connectors: spec.connectors.clone(),
+                // No policy forbids nothing.
                 organization_policy: spec.organization_policy.clone().unwrap_or_default(),
                 region: spec.region.clone(),
                 agent_api: spec.agent_api.clone(),

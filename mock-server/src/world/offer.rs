@@ -160,13 +160,13 @@ pub(crate) struct ModelsList {
 impl ModelsList {
     /// Renders what `offered` lists out of `fixture`.
     pub(super) fn render(fixture: &WorldFixture, offered: &Offered) -> Self {
+        // Strings, booleans and lists of them always serialize, and a JSON string literal is
+        // always JSON: a failure here would be a bug in `Listing`, not a bad world file, so it
+        // fails loudly rather than answering `null`.
+        const SERIALIZES: &str = "a listing of strings and booleans serializes";
         let json =
-            serde_json::value::to_raw_value(&Listing { fixture, offered }).unwrap_or_default();
-        // A JSON string literal is always valid JSON, so neither step can fail.
-        let literal = serde_json::to_string(json.get())
-            .ok()
-            .and_then(|text| RawValue::from_string(text).ok())
-            .unwrap_or_default();
+            serde_json::value::to_raw_value(&Listing { fixture, offered }).expect(SERIALIZES);
+        let literal = serde_json::value::to_raw_value(json.get()).expect(SERIALIZES);
         Self {
             json: Arc::from(json),
             literal: Arc::from(literal),

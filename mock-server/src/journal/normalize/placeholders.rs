@@ -336,7 +336,7 @@ fn rewrite(value: &Value, place: Place<'_>, table: &mut Table) -> Value {
             if let Some(inner) = embedded_json(text) {
                 // JSON carried as text is normalised as JSON (keys sorted), then written back.
                 let rewritten = rewrite(&inner, Place::ROOT, table);
-                return Value::String(serde_json::to_string(&rewritten).unwrap_or_default());
+                return Value::String(rewritten.to_string());
             }
             Value::String(table.replace_shapes(text))
         }
