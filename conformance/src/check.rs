@@ -221,6 +221,33 @@ pub struct TargetOutcome {
     pub stderr_tail: String,
 }
 
+impl TargetOutcome {
+    /// Whether the command never ran as a client: `sh` could not start, or it answered that the
+    /// command was not found (127) or not executable (126).
+    pub fn could_not_run(&self) -> bool {
+        self.spawn_error.is_some() || matches!(self.exit_code, Some(126 | 127))
+    }
+
+    /// Why it did not run, in the shell's words when it said any.
+    pub fn why_not_run(&self) -> String {
+        if let Some(e) = &self.spawn_error {
+            return e.clone();
+        }
+        // `sh -c 'cmd "$0"' URL` names itself after $0: "URL: 1: cmd: not found".
+        let last = self.stderr_tail.lines().last().unwrap_or_default().trim();
+        let said = match last.splitn(3, ": ").collect::<Vec<_>>()[..] {
+            [_, line, rest] if line.chars().all(|c| c.is_ascii_digit()) => rest,
+            _ => last,
+        };
+        match (self.exit_code, said.is_empty()) {
+            (Some(127), true) => "the command was not found (exit status 127)".to_owned(),
+            (Some(126), true) => "the command is not executable (exit status 126)".to_owned(),
+            (Some(code), false) => format!("exit status {code}: {said}"),
+            _ => "it did not run".to_owned(),
+        }
+    }
+}
+
 /// One scenario's result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScenarioResult {

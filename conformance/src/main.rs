@@ -5,13 +5,28 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use conformance::error::{ConformanceExitCode, Error};
 use conformance::report::{self, Baseline, ProgressReporter};
 use conformance::rules;
 use conformance::runner::{self, Partition, RunOptions};
 
+/// What `--help` says about exit statuses (docs/conformance.md says the same).
+const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  passed: no check failed that --expected-failures does not list, and no listed failure passed
+  1  the client failed: a check failed (a warning too with --strict), a listed failure now
+     passes, or a snapshot differs
+  2  usage error: a bad option value, an unknown scenario or rule, a file that cannot be read
+     or is malformed; nothing ran
+  3  target error: the --target command could not be run as a client in any scenario (not
+     found, not executable)
+  4  infrastructure error: the runner failed (a mock could not start, a file could not be
+     written); rerun, or report it
+Errors are one line on stderr: `conformance: <kind> error: <what to do>`.";
+
 /// Drives a Perplexity Computer MCP client through scripted scenarios and judges it rule by rule.
 #[derive(Parser)]
-#[command(version, args_conflicts_with_subcommands = true)]
+#[command(version, args_conflicts_with_subcommands = true, after_help = EXIT_STATUS_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -142,14 +157,14 @@ async fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(message) => {
-            eprintln!("conformance: {message}");
-            ExitCode::from(2)
+        Err(error) => {
+            eprintln!("conformance: {} error: {error}", error.kind());
+            ExitCode::from(error.kind().exit_code())
         }
     }
 }
 
-fn list(format: &str, traceability: bool) -> Result<ExitCode, String> {
+fn list(format: &str, traceability: bool) -> Result<ExitCode, Error> {
     match format {
         "text" if traceability => print!("{}", report::traceability_text()),
         "text" => print!("{}", report::list_text()),
@@ -157,50 +172,60 @@ fn list(format: &str, traceability: bool) -> Result<ExitCode, String> {
             "{}",
             serde_json::to_string_pretty(&report::list_json()).unwrap_or_default()
         ),
-        other => return Err(format!("--format must be text or json, not `{other}`")),
+        other => {
+            return Err(Error::usage(format!(
+                "--format must be text or json, not `{other}`"
+            )));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
 const FORMATS: &[&str] = &["pretty", "json", "junit", "markdown", "github"];
 
-async fn run(args: RunArgs) -> Result<ExitCode, String> {
+async fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let Some(target) = args.target else {
-        return Err(
-            "--target \"<command>\" is required (or use list, serve, reference-client)".into(),
-        );
+        return Err(Error::usage(
+            "--target \"<command>\" is required (or use list, serve, reference-client)",
+        ));
     };
     if !FORMATS.contains(&args.format.as_str()) {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "--format must be one of {}, not `{}`",
             FORMATS.join(", "),
             args.format
-        ));
+        )));
     }
     if !["computer", "agent", "all"].contains(&args.suite.as_str()) {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "--suite must be computer, agent or all, not `{}`",
             args.suite
-        ));
+        )));
     }
     if args.jobs == 0 {
-        return Err("--jobs must be at least 1 (the number of scenarios run at once)".into());
+        return Err(Error::usage(
+            "--jobs must be at least 1 (the number of scenarios run at once)",
+        ));
     }
     let positive = |x: f64| x > 0.0 && x.is_finite();
     if !positive(args.timeout) || !args.time_scale.is_none_or(positive) {
-        return Err("--timeout and --time-scale must be positive numbers".into());
+        return Err(Error::usage(
+            "--timeout and --time-scale must be positive numbers",
+        ));
     }
     let partition = args
         .partition
         .as_deref()
         .map(str::parse::<Partition>)
         .transpose()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::usage(e.to_string()))?;
     if args.update_snapshots && args.snapshots.is_none() {
-        return Err("--update-snapshots needs --snapshots DIR (where the snapshots are)".into());
+        return Err(Error::usage(
+            "--update-snapshots needs --snapshots DIR (where the snapshots are)",
+        ));
     }
     let baseline = match &args.expected_failures {
-        Some(path) => Baseline::load(path).map_err(|e| e.to_string())?,
+        Some(path) => Baseline::load(path)?,
         None => Baseline::default(),
     };
     let options = RunOptions {
@@ -221,20 +246,19 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
         auto_consent: args.auto_consent,
     };
     // Refuses unknown --scenario names before anything starts.
-    options.selected().map_err(|e| e.to_string())?;
+    options.selected()?;
     let progress = (args.format == "pretty").then(ProgressReporter::for_stderr);
     let run = runner::run_suite_with(&options, |event| {
         if let Some(progress) = &progress {
             progress.show(event);
         }
     })
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     let verdict = baseline.verdict_with(&run, args.strict);
     let json = || serde_json::to_string_pretty(&report::json(&run, &verdict)).unwrap_or_default();
     let text = match args.format.as_str() {
         "json" => json() + "\n",
-        "junit" => report::junit_with(&run, &verdict).map_err(|e| e.to_string())? + "\n",
+        "junit" => report::junit_with(&run, &verdict)? + "\n",
         "markdown" => report::markdown(&run, &verdict),
         "github" => report::github(&run, &verdict),
         _ => report::pretty(&run, &verdict),
@@ -249,11 +273,15 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
             eprintln!("{}: {}", check.id, check.details);
         }
     }
+    let file_error = |path: &std::path::Path| {
+        let path = path.to_owned();
+        move |source| Error::File { path, source }
+    };
     let write = |path: &std::path::Path, contents: String| {
-        std::fs::write(path, contents).map_err(|e| format!("{}: {e}", path.display()))
+        std::fs::write(path, contents).map_err(file_error(path))
     };
     if let Some(dir) = &args.output {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(file_error(dir))?;
         write(&dir.join("report.json"), json())?;
         write(&dir.join("summary.md"), report::markdown(&run, &verdict))?;
         if let Ok(xml) = report::junit_with(&run, &verdict) {
@@ -263,19 +291,40 @@ async fn run(args: RunArgs) -> Result<ExitCode, String> {
     if let Some(path) = &args.write_expected_failures {
         write(path, baseline.accepting(&verdict).to_text())?;
     }
-    Ok(if verdict.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    // A command the shell could not run at all is no client to judge: say so apart from the
+    // verdict, after the report that shows each scenario's attempt.
+    if let Some(error) = unrunnable_target(&run) {
+        return Err(error);
+    }
+    Ok(verdict_code(verdict.passed()))
+}
+
+/// The target error when the target command could not be run in any scenario.
+fn unrunnable_target(run: &runner::RunResult) -> Option<Error> {
+    let first = run.scenarios.first()?;
+    if !run.scenarios.iter().all(|s| s.target.could_not_run()) {
+        return None;
+    }
+    Some(Error::Target {
+        command: run.target.clone(),
+        scenarios: run.scenarios.len(),
+        reason: first.target.why_not_run(),
     })
 }
 
-async fn serve(name: &str, time_scale: f64) -> Result<ExitCode, String> {
-    let spec = runner::suite::find(name)
-        .ok_or_else(|| format!("unknown scenario `{name}`; `conformance list` shows them"))?;
-    let stage = runner::Stage::start(spec, time_scale)
-        .await
-        .map_err(|e| e.to_string())?;
+fn verdict_code(passed: bool) -> ExitCode {
+    ExitCode::from(if passed {
+        ConformanceExitCode::PASSED
+    } else {
+        ConformanceExitCode::CHECKS_FAILED
+    })
+}
+
+async fn serve(name: &str, time_scale: f64) -> Result<ExitCode, Error> {
+    let spec = runner::suite::find(name).ok_or_else(|| Error::UnknownScenario {
+        name: name.to_owned(),
+    })?;
+    let stage = runner::Stage::start(spec, time_scale).await?;
     println!("conformance serving scenario `{name}`");
     println!("  MCP endpoint:  {}", stage.mcp_url());
     for (key, value) in stage.env(spec) {
@@ -288,11 +337,7 @@ async fn serve(name: &str, time_scale: f64) -> Result<ExitCode, String> {
         println!("{:<8} {} — {}", c.status, c.rule, c.details);
     }
     let failed = checks.iter().any(|c| c.status == report::Status::Failure);
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(verdict_code(!failed))
 }
 
 async fn reference_client(
@@ -301,16 +346,14 @@ async fn reference_client(
     fixed_poll_ms: Option<u64>,
     trace_break_points: bool,
     url: String,
-) -> Result<ExitCode, String> {
+) -> Result<ExitCode, Error> {
     if let Some(id) = &break_rule
         && rules::find(id).is_none()
     {
-        return Err(format!(
-            "unknown rule `{id}`; `conformance list` shows them"
-        ));
+        return Err(Error::UnknownRule { id: id.clone() });
     }
     let mut options = conformance::reference_client::ClientOptions::from_env(url, break_rule)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Error::usage(format!("reference client: {e}")))?;
     options.delay = Duration::from_millis(delay_ms);
     options.fixed_poll = fixed_poll_ms.map(Duration::from_millis);
     let outcome = conformance::reference_client::run(options).await;
@@ -318,6 +361,11 @@ async fn reference_client(
         let reached = conformance::reference_client::break_points_reached();
         eprintln!("break points reached: {}", reached.join(" "));
     }
-    outcome.map_err(|e| format!("reference client: {e}"))?;
-    Ok(ExitCode::SUCCESS)
+    // The reference client is the client here: a scenario it could not complete is its own
+    // failure (exit 1), as a target's would be.
+    if let Err(e) = outcome {
+        eprintln!("conformance: reference client: {e}");
+        return Ok(verdict_code(false));
+    }
+    Ok(verdict_code(true))
 }

@@ -205,3 +205,108 @@ fn bad_jobs_and_time_scale_values_are_refused_with_a_sentence() {
         assert!(out.stdout.is_empty(), "{flag} {value} ran something");
     }
 }
+
+/// Runs `conformance ARGS`: (exit status, stdout, stderr).
+fn conformance_with_stderr(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(common::bin())
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A `--target` the shell cannot find is no client that failed: exit 3, after the report, with
+/// the shell's own words (without the `URL: 1:` prefix `sh -c` puts before them).
+#[test]
+fn a_target_the_shell_cannot_run_is_a_target_error_with_exit_status_3() {
+    let (code, out, err) = conformance_with_stderr(&[
+        "--target",
+        "no-such-client-command-xyz --flag",
+        "--scenario",
+        "follow-up",
+        "--scenario",
+        "sleep",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("the report still printed");
+    assert_eq!(report["summary"]["scenarios"], 2);
+    let last = err.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "conformance: target error: the target `no-such-client-command-xyz --flag` could not be \
+         run in any of the 2 scenario(s): exit status 127: no-such-client-command-xyz: not found; \
+         check the --target command (it runs through `sh -c` with the MCP URL appended)"
+    );
+}
+
+/// A target that starts in one scenario and not in another is a client to judge (exit 1).
+#[test]
+fn a_target_that_runs_in_some_scenarios_is_judged_not_refused() {
+    let target = format!(
+        "if [ \"$MCP_CONFORMANCE_SCENARIO\" = sleep ]; then exec no-such-client-command-xyz; fi; {}",
+        common::reference(None)
+    );
+    let (code, _, err) = conformance_with_stderr(&[
+        "--target",
+        &target,
+        "--scenario",
+        "follow-up",
+        "--scenario",
+        "sleep",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("target error"), "{err}");
+}
+
+/// What the runner writes and cannot is the runner's problem (exit 4), a file the user named
+/// and that cannot be read is theirs (exit 2); each says which in its first words.
+#[test]
+fn usage_and_infrastructure_errors_have_their_own_exit_status() {
+    let target = common::reference(None);
+    let (code, out, err) = conformance_with_stderr(&[
+        "--target",
+        &target,
+        "--scenario",
+        "follow-up",
+        "--output",
+        "/dev/null/results",
+    ]);
+    assert_eq!(code, 4, "{out}{err}");
+    assert!(
+        err.contains("conformance: infrastructure error: /dev/null/results"),
+        "{err}"
+    );
+    let (code, out, err) = conformance_with_stderr(&[
+        "--target",
+        &target,
+        "--expected-failures",
+        "/nonexistent/expected-failures.txt",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "nothing ran: {out}");
+    assert!(
+        err.starts_with("conformance: usage error: /nonexistent/expected-failures.txt: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn help_lists_every_exit_status() {
+    let (code, out, _) = conformance_with_stderr(&["--help"]);
+    assert_eq!(code, 0);
+    for line in [
+        "  0  passed",
+        "  1  the client failed",
+        "  2  usage error",
+        "  3  target error",
+        "  4  infrastructure error",
+    ] {
+        assert!(out.contains(line), "--help lacks `{line}`: {out}");
+    }
+}

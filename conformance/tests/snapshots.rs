@@ -155,7 +155,7 @@ fn update_snapshots_without_a_directory_is_refused() {
     let (code, _, err) = conformance(&["--target", &target, "--update-snapshots"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("conformance: --update-snapshots needs --snapshots DIR"),
+        err.contains("conformance: usage error: --update-snapshots needs --snapshots DIR"),
         "{err}"
     );
 }

@@ -21,7 +21,7 @@ pub struct Baseline {
 impl Baseline {
     /// Reads and validates a baseline file.
     pub fn load(path: &Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::File {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Input {
             path: path.to_owned(),
             source,
         })?;
