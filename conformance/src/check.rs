@@ -168,26 +168,113 @@ pub struct Check {
     pub evidence: Vec<Evidence>,
 }
 
+/// How many offending exchanges a check lists; the details say how many there were.
+pub const EVIDENCE_SHOWN: usize = 3;
+
+/// What a failing check tells the client's author beyond what the rule saw: the duty (the
+/// rule's summary) and, when the suite recognised why the client failed, the cause in the
+/// client's terms and its fix.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Advice {
+    /// What the client was expected to do (the rule's summary).
+    pub expected: String,
+    /// Why the client failed, when a diagnosis recognised it.
+    pub cause: Option<Cause>,
+}
+
+/// A recognised reason for failures: a client in the wrong protocol era, one that sent no
+/// token, one that sent a dev token where it had to sign in, ...
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    /// What the client did, in its own terms (the era it negotiated, the token it sent).
+    pub text: String,
+    /// What to change, in a sentence.
+    pub fix: String,
+    /// The exchanges that show it.
+    pub evidence: Vec<usize>,
+}
+
+impl Advice {
+    /// Advice that names the duty only.
+    pub fn expecting(expected: &str) -> Self {
+        Self {
+            expected: expected.to_owned(),
+            cause: None,
+        }
+    }
+
+    /// The one line a failure is: what happened, its cause, what was expected, the fix.
+    fn line(&self, what: &str, evidence: usize) -> String {
+        let mut line = what.trim_end_matches('.').to_owned();
+        if evidence > EVIDENCE_SHOWN {
+            line.push_str(&format!(
+                " ({evidence} exchanges, the first {EVIDENCE_SHOWN} below)"
+            ));
+        }
+        if let Some(cause) = &self.cause {
+            line.push_str(&format!(": {}", cause.text.trim_end_matches('.')));
+        }
+        if !self.expected.is_empty() {
+            line.push_str(&format!(
+                ". Expected: {}",
+                self.expected.trim_end_matches('.')
+            ));
+        }
+        if let Some(cause) = &self.cause {
+            line.push_str(&format!(". Fix: {}", cause.fix.trim_end_matches('.')));
+        }
+        line.push('.');
+        line
+    }
+}
+
 impl Check {
     /// The check of rule `rule` (of `level`, from `doc`) in `t`'s scenario, from its outcome;
-    /// evidence is described from the transcript.
-    pub fn judged(rule: &str, level: Level, doc: DocRef, outcome: Outcome, t: &Transcript) -> Self {
+    /// a failure's details are one line (what happened, its cause, what was expected, the fix)
+    /// and its evidence, described from the transcript, at most [`EVIDENCE_SHOWN`] exchanges.
+    pub fn judged(
+        rule: &str,
+        level: Level,
+        doc: DocRef,
+        advice: &Advice,
+        outcome: Outcome,
+        t: &Transcript,
+    ) -> Self {
         let status = status_of(level, &outcome);
-        let (details, evidence) = match outcome {
-            Outcome::Pass(d) => (d, Vec::new()),
-            Outcome::Unobserved(d) => (format!("expected but not observed: {d}"), Vec::new()),
-            Outcome::NotReached(d) => (format!("not judged: {d}"), Vec::new()),
-            Outcome::Violated { message, evidence } => (
-                message,
-                evidence
-                    .into_iter()
-                    .map(|seq| Evidence {
-                        seq,
-                        exchange: describe_exchange(t, seq),
-                    })
-                    .collect(),
-            ),
+        let cause_evidence = || {
+            advice
+                .cause
+                .as_ref()
+                .map(|c| c.evidence.clone())
+                .unwrap_or_default()
         };
+        let (details, seqs) = match outcome {
+            Outcome::Pass(d) => (d, Vec::new()),
+            Outcome::Unobserved(d) => {
+                let seqs = cause_evidence();
+                (advice.line(&format!("not observed: {d}"), seqs.len()), seqs)
+            }
+            Outcome::NotReached(d) => (format!("not judged: {d}"), Vec::new()),
+            Outcome::Violated {
+                message,
+                mut evidence,
+            } => {
+                for seq in cause_evidence() {
+                    if !evidence.contains(&seq) {
+                        evidence.push(seq);
+                    }
+                }
+                (advice.line(&message, evidence.len()), evidence)
+            }
+        };
+        let evidence = seqs
+            .into_iter()
+            .take(EVIDENCE_SHOWN)
+            .map(|seq| Evidence {
+                seq,
+                exchange: describe_exchange(t, seq),
+            })
+            .collect();
         Self {
             id: format!("{}:{rule}", t.scenario),
             rule: rule.to_owned(),

@@ -15,6 +15,7 @@ mod answers;
 mod approval_policy;
 mod auth;
 mod credits;
+mod diagnosis;
 mod documents;
 mod elicitation;
 mod follow_through;
@@ -28,10 +29,11 @@ mod tasks;
 mod thread;
 mod wire;
 
-use crate::check::Check;
+use crate::check::{Advice, Check};
 pub use crate::check::{DocRef, Level, Outcome};
 pub use crate::suite::{ELICITATION, HANDSHAKE, TASKS};
 pub use crate::transcript::{Rpc, ToolCall, Transcript, UserRecord};
+pub use diagnosis::timed_out_polling;
 pub use rule::Rule;
 
 /// Families of rules whose mock features have not landed yet: listed, never passed.
@@ -63,14 +65,21 @@ pub fn registry() -> Vec<Rule> {
     rules
 }
 
-/// Every applicable rule's check over a transcript.
+/// Every applicable rule's check over a transcript; a failure the suite recognises the cause
+/// of (a client in the wrong era, one that sent no token) says so, with the fix.
 pub fn judge(transcript: &Transcript) -> Vec<Check> {
+    let cause = diagnosis::cause(transcript);
     registry()
         .into_iter()
         .filter(|r| r.applies_to(&transcript.scenario))
         .map(|rule| {
             let outcome = (rule.check)(transcript);
-            Check::judged(rule.id, rule.level, rule.doc, outcome, transcript)
+            let failing = matches!(outcome, Outcome::Violated { .. } | Outcome::Unobserved(_));
+            let advice = Advice {
+                expected: rule.summary.to_owned(),
+                cause: cause.clone().filter(|_| failing),
+            };
+            Check::judged(rule.id, rule.level, rule.doc, &advice, outcome, transcript)
         })
         .collect()
 }

@@ -184,8 +184,19 @@ async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<Scena
         options.timeout,
     )
     .await;
-    let mut checks = vec![target_check(spec.name, &target, options.timeout)];
-    checks.extend(stage.judge(spec));
+    let judged = stage.transcript(spec);
+    // A client killed at the timeout is told what it was doing, when the transcript shows it.
+    let hint = target
+        .timed_out
+        .then(|| crate::rules::timed_out_polling(&judged))
+        .flatten();
+    let mut checks = vec![target_check(
+        spec.name,
+        &target,
+        options.timeout,
+        hint.as_deref(),
+    )];
+    checks.extend(stage.judge_transcript(&judged));
     let transcript = (options.snapshots.is_some() || options.output.is_some()).then(|| {
         snapshot::transcript(
             spec.name,

@@ -15,6 +15,7 @@ mod ci;
 mod cli;
 mod launch;
 mod library;
+mod messages;
 mod modern_rule_checks;
 mod reference_client;
 mod reports;

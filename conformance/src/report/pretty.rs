@@ -36,24 +36,34 @@ pub fn pretty(run: &RunResult, baseline: &Verdict) -> String {
             scenario.duration_ms
         );
         for c in &scenario.checks {
-            let _ = writeln!(
-                out,
-                "  {} {:<8} {}",
-                symbol(c.status),
-                c.status.word(),
-                c.rule
-            );
-            if c.status != Status::Success {
-                let _ = writeln!(out, "      {}", c.details);
+            if c.status == Status::Success {
                 let _ = writeln!(
                     out,
-                    "      {} § {}: \"{}\"",
-                    c.doc.document, c.doc.section, c.doc.quote
+                    "  {} {:<8} {}",
+                    symbol(c.status),
+                    c.status.word(),
+                    c.rule
                 );
-                for e in &c.evidence {
-                    let _ = writeln!(out, "      > {}", e.exchange);
-                }
+                continue;
             }
+            // One line per failure (what happened, what was expected, the fix), then its few
+            // exchanges and the passage it comes from.
+            let _ = writeln!(
+                out,
+                "  {} {:<8} {}: {}",
+                symbol(c.status),
+                c.status.word(),
+                c.rule,
+                c.details
+            );
+            for e in &c.evidence {
+                let _ = writeln!(out, "      > {}", e.exchange);
+            }
+            let _ = writeln!(
+                out,
+                "      {} § {}: \"{}\"",
+                c.doc.document, c.doc.section, c.doc.quote
+            );
         }
     }
     let s = run.summary();

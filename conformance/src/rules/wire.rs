@@ -51,7 +51,7 @@ pub(super) fn rules() -> Vec<Rule> {
         },
         Rule {
             id: ids::COMPUTER_PROGRESS_TOKEN,
-            summary: "tools/call carries a unique params._meta.progressToken",
+            summary: "every tools/call that waits on the task (call_perplexity_computer, the answers, notify_connected) carries a unique params._meta.progressToken",
             level: Level::Should,
             doc: DocRef {
                 document: COMPUTER_DOC,
@@ -179,45 +179,88 @@ fn session_id(t: &Transcript) -> Outcome {
     }
 }
 
+/// The tools whose calls wait on the running task (up to the call window) and so stream its
+/// progress; the others (`read_thread`, `cancel_task`, the listings) answer at once and have no
+/// progress to show.
+pub(crate) const WAITING_TOOLS: &[&str] = &[
+    "call_perplexity_computer",
+    "answer_question",
+    "confirm_action_approve",
+    "confirm_action_deny",
+    "notify_connected",
+];
+
 fn progress_token(t: &Transcript) -> Outcome {
     // A call refused for its token (401) was never started, so sending it again after signing
     // in does not reuse its progress token.
-    let calls: Vec<_> = t
+    let all: Vec<_> = t
         .rpcs
         .iter()
         .filter(|r| r.method.as_deref() == Some("tools/call") && r.status != 401)
         .collect();
-    if calls.is_empty() {
+    if all.is_empty() {
         return Outcome::Unobserved("the client made no tools/call".into());
     }
+    let calls: Vec<_> = all
+        .iter()
+        .filter(|r| {
+            r.params
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| WAITING_TOOLS.contains(&name))
+        })
+        .collect();
+    if calls.is_empty() {
+        // A refused upload rightly sends no message: only calls that answer at once, which
+        // have no progress to show.
+        return Outcome::Pass(format!(
+            "none of the {} tools/call waited on a task, so none needed a progress token",
+            all.len()
+        ));
+    }
     let mut seen = std::collections::BTreeSet::new();
-    let mut bad = Vec::new();
-    let mut message = String::new();
+    let mut missing = Vec::new();
+    let mut reused = Vec::new();
     for c in &calls {
+        let tool = c.params.get("name").and_then(Value::as_str).unwrap_or("?");
         match c.params.pointer("/_meta/progressToken") {
             Some(token @ (Value::String(_) | Value::Number(_))) => {
                 if !seen.insert(token.to_string()) {
-                    bad.push(c.seq);
-                    message = format!("#{} reused progress token {token}", c.seq);
+                    reused.push((c.seq, tool, token.to_string()));
                 }
             }
-            _ => {
-                bad.push(c.seq);
-                if message.is_empty() {
-                    message = format!("#{} tools/call has no params._meta.progressToken", c.seq);
-                }
-            }
+            _ => missing.push((c.seq, tool)),
         }
     }
-    if bad.is_empty() {
-        Outcome::Pass(format!(
-            "{} tools/call carried a unique progress token",
+    let mut parts = Vec::new();
+    if let Some((seq, tool)) = missing.first() {
+        parts.push(format!(
+            "{} of {} waiting calls sent no params._meta.progressToken (first: #{seq} {tool}), \
+             so the mock could stream no progress to show the user",
+            missing.len(),
             calls.len()
-        ))
-    } else {
-        Outcome::Violated {
-            message: format!("{message} ({} of {} calls)", bad.len(), calls.len()),
-            evidence: bad,
-        }
+        ));
+    }
+    if let Some((seq, tool, token)) = reused.first() {
+        parts.push(format!(
+            "{} reused a progress token of an earlier call (first: #{seq} {tool} sent {token} again)",
+            reused.len()
+        ));
+    }
+    if parts.is_empty() {
+        return Outcome::Pass(format!(
+            "{} waiting tools/call carried a unique progress token",
+            calls.len()
+        ));
+    }
+    let mut evidence: Vec<usize> = missing
+        .iter()
+        .map(|(seq, _)| *seq)
+        .chain(reused.iter().map(|(seq, _, _)| *seq))
+        .collect();
+    evidence.sort_unstable();
+    Outcome::Violated {
+        message: parts.join("; "),
+        evidence,
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::check::{Check, DocRef, Level, Outcome};
+use crate::check::{Advice, Check, DocRef, Level, Outcome};
 use crate::error::Error;
 use crate::judge::{Judgement, judge_transcript};
 use crate::rules;
@@ -174,9 +174,18 @@ impl Stage {
 
     /// Judges what happened so far against every rule `spec` exercises.
     pub fn judge(&self, spec: &ScenarioSpec) -> Vec<Check> {
-        let transcript =
-            Transcript::new(spec.name, self.mock.journal().exchanges(), self.user.log());
-        let mut checks = rules::judge(&transcript);
+        self.judge_transcript(&self.transcript(spec))
+    }
+
+    /// What happened so far, as the rules read it.
+    pub fn transcript(&self, spec: &ScenarioSpec) -> Transcript {
+        Transcript::new(spec.name, self.mock.journal().exchanges(), self.user.log())
+    }
+
+    /// Judges `transcript` (this stage's, from [`Stage::transcript`]) against every rule its
+    /// scenario exercises.
+    pub fn judge_transcript(&self, transcript: &Transcript) -> Vec<Check> {
+        let mut checks = rules::judge(transcript);
         let dropped = self.mock.journal().stats().dropped;
         if dropped > 0 {
             // The stage keeps its journal whole; a drop means every verdict above read a
@@ -189,6 +198,7 @@ impl Stage {
                     section: "Conformance runner",
                     quote: "the runner keeps the mock's whole journal",
                 },
+                &Advice::default(),
                 Outcome::Violated {
                     message: format!(
                         "the mock's journal dropped {dropped} exchange(s), so the checks judged an \
@@ -196,7 +206,7 @@ impl Stage {
                     ),
                     evidence: Vec::new(),
                 },
-                &transcript,
+                transcript,
             ));
         }
         checks

@@ -129,8 +129,14 @@ fn excerpt(text: &str) -> (String, String) {
     )
 }
 
-/// The check on the target process: it must start, finish in time, and exit 0.
-pub(super) fn target_check(scenario: &str, target: &TargetOutcome, timeout: Duration) -> Check {
+/// The check on the target process: it must start, finish in time, and exit 0. `hint` says
+/// what a target killed at the timeout was still doing, when the transcript shows it.
+pub(super) fn target_check(
+    scenario: &str,
+    target: &TargetOutcome,
+    timeout: Duration,
+    hint: Option<&str>,
+) -> Check {
     let stderr = match (target.stderr_head.is_empty(), target.stderr_tail.is_empty()) {
         (_, true) => String::new(),
         (true, false) => format!("; its stderr ended with: {}", target.stderr_tail),
@@ -148,8 +154,9 @@ pub(super) fn target_check(scenario: &str, target: &TargetOutcome, timeout: Dura
         (
             Status::Failure,
             format!(
-                "the target did not finish within {:.1}s and was killed{stderr}",
-                timeout.as_secs_f64()
+                "the target did not finish within {:.1}s and was killed{}{stderr}",
+                timeout.as_secs_f64(),
+                hint.map(|h| format!(": {h}")).unwrap_or_default()
             ),
         )
     } else {
@@ -212,7 +219,7 @@ mod tests {
             stderr_head: "Unknown scenario: follow-up\nusage: client URL".to_owned(),
             stderr_tail: "  --verbose  print more".to_owned(),
         };
-        let check = target_check("follow-up", &outcome, Duration::from_secs(1));
+        let check = target_check("follow-up", &outcome, Duration::from_secs(1), None);
         assert_eq!(check.status, Status::Failure);
         assert_eq!(
             check.details,
