@@ -359,6 +359,47 @@ pub struct RunResult {
     pub duration_ms: u64,
     /// Per scenario, in suite order.
     pub scenarios: Vec<ScenarioResult>,
+    /// What the client claimed, what that left out, and the duties it leaves unjudged.
+    #[serde(default)]
+    pub claims: Claims,
+}
+
+/// What the client claimed (`--client-supports`) and what the claims left out.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Claims {
+    /// The features claimed; `None` when the client said nothing (every scenario runs).
+    pub supports: Option<Vec<String>>,
+    /// Scenarios selected but not run, because they need a feature not claimed.
+    pub left_out: Vec<LeftOut>,
+    /// Duties of the run's suites that a scenario the claims let run judges.
+    pub duties_judged: usize,
+    /// Duties of the run's suites that the suite judges at all.
+    pub duties_judgeable: usize,
+    /// The judgeable duties that only left-out scenarios judge (`--strict-coverage` fails on
+    /// them).
+    pub unjudged: Vec<UnjudgedDuty>,
+}
+
+/// A scenario left out, and the features it needs that the client does not claim.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LeftOut {
+    /// The scenario.
+    pub scenario: String,
+    /// The features it needs, not claimed.
+    pub needs: Vec<String>,
+}
+
+/// A documented duty no scenario the client claims judges.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UnjudgedDuty {
+    /// The duty's id (`C41`).
+    pub id: String,
+    /// Its document.
+    pub document: String,
+    /// Its section.
+    pub section: String,
+    /// The features its scenarios need, not claimed.
+    pub needs: Vec<String>,
 }
 
 /// Counts of check statuses.

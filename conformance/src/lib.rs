@@ -6,9 +6,11 @@
 //! - [`runner`]: per scenario, a fresh in-process mock, the user channel, and the target process;
 //! - [`report`]: pretty, JSON, JUnit, Markdown and GitHub output, and the expected-failures
 //!   baseline;
+//! - [`traceability`]: every duty of the documents, with the rules that judge it;
 //! - [`rules`]: the rule registry (one file per family, ids in [`rules::ids`]);
 //! - [`check`]: what the runner produces and the reports read (outcomes, checks, results);
 //! - [`transcript`]: the observations the rules read, built from a journal;
+//! - [`profile`]: the optional features a client claims (`--client-supports`);
 //! - [`suite`]: the scenarios and the groups rules name;
 //! - [`reference_client`]: the client that follows every rule and can break any one on purpose.
 //!
@@ -85,6 +87,7 @@
 pub mod check;
 pub mod error;
 pub mod judge;
+pub mod profile;
 pub mod reference_client;
 pub mod report;
 pub mod rules;

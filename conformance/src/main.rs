@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use conformance::error::{ConformanceExitCode, Error};
 use conformance::report::{self, Baseline, ProgressReporter};
 use conformance::rules;
-use conformance::runner::{self, Partition, RunOptions};
+use conformance::runner::{self, ClientProfile, Partition, RunOptions};
 
 /// What `--help` says about exit statuses (docs/conformance.md says the same).
 const EXIT_STATUS_HELP: &str = "\
@@ -78,6 +78,19 @@ struct RunArgs {
     /// Failures that are expected: `scenario` or `scenario:rule-id`, one per line.
     #[arg(long)]
     expected_failures: Option<PathBuf>,
+    /// The optional features the client implements, comma-separated: tasks, elicitation,
+    /// oauth, uploads, agent (or none, or all; default all). Scenarios needing another are left
+    /// out, and the report says which and why.
+    #[arg(long, value_name = "FEATURES", conflicts_with = "client_profile")]
+    client_supports: Option<String>,
+    /// A file naming the features the client implements (as --client-supports, one or more
+    /// per line, `#` comments).
+    #[arg(long, value_name = "FILE")]
+    client_profile: Option<PathBuf>,
+    /// Fail the run when the client's claims leave a documented duty unjudged (judged only in
+    /// scenarios it does not claim).
+    #[arg(long)]
+    strict_coverage: bool,
     /// Scenarios run at once (default 4: a scenario mostly waits, on the target's start and on
     /// real-time poll intervals; verdicts do not depend on it).
     #[arg(long, default_value_t = runner::DEFAULT_JOBS)]
@@ -228,6 +241,11 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
         Some(path) => Baseline::load(path)?,
         None => Baseline::default(),
     };
+    let supports = match (&args.client_supports, &args.client_profile) {
+        (Some(list), _) => ClientProfile::parse(list)?,
+        (None, Some(path)) => ClientProfile::load(path)?,
+        (None, None) => ClientProfile::everything(),
+    };
     let options = RunOptions {
         target,
         suite: args.suite,
@@ -244,6 +262,7 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
             .as_ref()
             .map(|dir| report::Snapshots::new(dir, args.update_snapshots)),
         auto_consent: args.auto_consent,
+        supports,
     };
     // Refuses unknown --scenario names before anything starts.
     options.selected()?;
@@ -254,7 +273,9 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
         }
     })
     .await?;
-    let verdict = baseline.verdict_with(&run, args.strict);
+    let verdict = baseline
+        .verdict_with(&run, args.strict)
+        .with_coverage(&run.claims, args.strict_coverage);
     let json = || serde_json::to_string_pretty(&report::json(&run, &verdict)).unwrap_or_default();
     let text = match args.format.as_str() {
         "json" => json() + "\n",

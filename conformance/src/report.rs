@@ -21,14 +21,19 @@
 //!     }]
 //!   }],
 //!   "baseline": {"expected_failures": [], "unexpected_failures": [], "stale_entries": [],
-//!                "not_run": [], "strict": false}
+//!                "not_run": [], "strict": false, "strict_coverage": false, "unjudged_duties": []},
+//!   "claims": {"supports": ["tasks"], "left_out": [{"scenario": "sign-in", "needs": ["oauth"]}],
+//!              "duties_judged": 50, "duties_judgeable": 61,
+//!              "unjudged": [{"id": "C29", "document": "...", "section": "...", "needs": ["uploads"]}]}
 //! }
 //! ```
 //!
 //! `status` is one of `SUCCESS`, `FAILURE`, `WARNING`, `SKIPPED`, `INFO`; `level` is `MUST` or
-//! `SHOULD`. Fields are only ever added within a format version.
+//! `SHOULD`. `claims.supports` is null when the client claimed every feature (no
+//! `--client-supports`). Fields are only ever added within a format version.
 
 mod baseline;
+mod claims;
 mod github;
 mod json;
 mod junit;

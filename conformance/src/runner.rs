@@ -15,11 +15,15 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 
-use crate::check::Check;
-pub use crate::check::{Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of};
+use crate::check::{Check, LeftOut, UnjudgedDuty};
+pub use crate::check::{
+    Claims, Progress, RunResult, ScenarioResult, Summary, TargetOutcome, status_of,
+};
 use crate::error::Error;
+pub use crate::profile::{ClientProfile, Feature};
 use crate::report::snapshot::{self, Snapshots};
 pub use crate::suite::{self, BEARER_TOKEN, Era, Flow, PROTOCOL_VERSION, SCENARIOS, ScenarioSpec};
+use crate::traceability;
 pub use clock::{LOOK_STEP, RunClock};
 pub use fixtures::{TASK_POLL_INTERVAL_MS, TASK_POLL_INTERVALS_MS};
 pub use partition::{Partition, PartitionError, PartitionKind};
@@ -58,6 +62,9 @@ pub struct RunOptions {
     pub snapshots: Option<Snapshots>,
     /// The OAuth consent page approves at once (`--auto-consent`; see [`StageOptions`]).
     pub auto_consent: bool,
+    /// What the client claims (`--client-supports`): scenarios needing anything else are left
+    /// out, and the report says why.
+    pub supports: ClientProfile,
 }
 
 impl RunOptions {
@@ -74,11 +81,69 @@ impl RunOptions {
             partition: None,
             snapshots: None,
             auto_consent: false,
+            supports: ClientProfile::everything(),
         }
     }
 
-    /// The scenarios selected, in suite order.
+    /// The scenarios selected that the client's claims let run, in suite order.
     pub fn selected(&self) -> Result<Vec<&'static ScenarioSpec>, Error> {
+        Ok(self
+            .chosen()?
+            .into_iter()
+            .filter(|s| self.supports.missing_for(s).is_empty())
+            .collect())
+    }
+
+    /// The scenarios selected that need a feature the client does not claim.
+    pub fn left_out(&self) -> Result<Vec<LeftOut>, Error> {
+        Ok(self
+            .chosen()?
+            .into_iter()
+            .filter_map(|s| {
+                let missing = self.supports.missing_for(s);
+                (!missing.is_empty()).then(|| LeftOut {
+                    scenario: s.name.to_owned(),
+                    needs: missing.iter().map(|f| f.name().to_owned()).collect(),
+                })
+            })
+            .collect())
+    }
+
+    /// What the claims mean for this run: what they left out, and the duties of the run's
+    /// suites that no claimed scenario judges (whatever `--scenario` and `--partition` pick).
+    pub fn claims(&self) -> Result<Claims, Error> {
+        let suites: &[&str] = match self.suite.as_str() {
+            "all" => &["computer", "agent"],
+            "agent" => &["agent"],
+            _ => &["computer"],
+        };
+        let (duties_judged, duties_judgeable, unjudged) =
+            traceability::claimed_coverage(suites, &self.supports);
+        Ok(Claims {
+            supports: self.supports.is_restricted().then(|| {
+                self.supports
+                    .features()
+                    .iter()
+                    .map(|f| f.name().to_owned())
+                    .collect()
+            }),
+            left_out: self.left_out()?,
+            duties_judged,
+            duties_judgeable,
+            unjudged: unjudged
+                .into_iter()
+                .map(|u| UnjudgedDuty {
+                    id: u.duty.id.to_owned(),
+                    document: u.duty.document.to_owned(),
+                    section: u.duty.section.to_owned(),
+                    needs: u.needs.iter().map(|f| f.name().to_owned()).collect(),
+                })
+                .collect(),
+        })
+    }
+
+    /// The scenarios `--suite` or `--scenario` and `--partition` pick, before the claims.
+    fn chosen(&self) -> Result<Vec<&'static ScenarioSpec>, Error> {
         for name in &self.scenarios {
             if suite::find(name).is_none() {
                 return Err(Error::UnknownScenario { name: name.clone() });
@@ -111,6 +176,7 @@ pub async fn run_suite_with(
 ) -> Result<RunResult, Error> {
     let started = Instant::now();
     let selected = options.selected()?;
+    let claims = options.claims()?;
     let total = selected.len();
     let mut results: Vec<(usize, ScenarioResult)> = Vec::with_capacity(total);
     let progress = &progress;
@@ -155,6 +221,7 @@ pub async fn run_suite_with(
         suite: options.suite.clone(),
         duration_ms: millis(started.elapsed()),
         scenarios: results.into_iter().map(|(_, r)| r).collect(),
+        claims,
     })
 }
 

@@ -13,6 +13,10 @@ pub use duty::{Coverage, Duty};
 
 use serde_json::{Value, json};
 
+use crate::profile::{ClientProfile, Feature};
+use crate::rules;
+use crate::suite::{SCENARIOS, ScenarioSpec};
+
 /// Every duty, Computer first, in document order.
 pub fn duties() -> Vec<Duty> {
     computer::DUTIES
@@ -27,6 +31,65 @@ pub fn judged() -> (usize, usize) {
     let all = duties();
     let judged = all.iter().filter(|d| !d.rules().is_empty()).count();
     (judged, all.len())
+}
+
+/// The duties of `suite`'s documents (`computer`: the Computer document's; `agent`: the Agent
+/// API documents').
+pub fn duties_of(suite: &str) -> Vec<Duty> {
+    duties()
+        .into_iter()
+        .filter(|d| d.suite() == suite)
+        .collect()
+}
+
+/// A duty the suite judges, but in no scenario a client's claims let run, and the features
+/// those scenarios need.
+#[derive(Debug, Clone)]
+pub struct Unjudged {
+    /// The duty.
+    pub duty: Duty,
+    /// Features the scenarios that judge it need and the client does not claim.
+    pub needs: Vec<Feature>,
+}
+
+/// Which of `suites`' judgeable duties (judged by some rule) the scenarios `profile` claims
+/// judge: (how many are judged, how many are judgeable, the others with what they need).
+pub fn claimed_coverage(suites: &[&str], profile: &ClientProfile) -> (usize, usize, Vec<Unjudged>) {
+    let registry = rules::registry();
+    let in_scope: Vec<&ScenarioSpec> = SCENARIOS
+        .iter()
+        .filter(|s| suites.contains(&s.suite))
+        .collect();
+    let mut judged = 0;
+    let mut judgeable = 0;
+    let mut unjudged = Vec::new();
+    for duty in suites.iter().flat_map(|s| duties_of(s)) {
+        let rules: Vec<_> = registry
+            .iter()
+            .filter(|r| duty.rules().contains(&r.id))
+            .collect();
+        if rules.is_empty() {
+            continue;
+        }
+        judgeable += 1;
+        let scenarios: Vec<&ScenarioSpec> = in_scope
+            .iter()
+            .copied()
+            .filter(|s| rules.iter().any(|r| r.applies_to(s.name)))
+            .collect();
+        if scenarios.iter().any(|s| profile.missing_for(s).is_empty()) {
+            judged += 1;
+            continue;
+        }
+        let mut needs: Vec<Feature> = scenarios
+            .iter()
+            .flat_map(|s| profile.missing_for(s))
+            .collect();
+        needs.sort();
+        needs.dedup();
+        unjudged.push(Unjudged { duty, needs });
+    }
+    (judged, judgeable, unjudged)
 }
 
 /// The table as JSON, for `list --format json` (`duties`).
@@ -91,7 +154,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::rules::{self, ids};
+    use crate::rules::ids;
 
     /// Raised as duties get judged; never lowered without saying why.
     const JUDGED_AT_LEAST: usize = 79;
@@ -182,6 +245,39 @@ mod tests {
                 rule.id
             );
         }
+    }
+
+    #[test]
+    fn a_tools_only_client_leaves_the_tasks_elicitation_oauth_and_upload_duties_unjudged() {
+        let everything = claimed_coverage(&["computer", "agent"], &ClientProfile::everything());
+        assert_eq!(everything.0, everything.1);
+        assert!(everything.2.is_empty());
+        let (judged, judgeable, unjudged) =
+            claimed_coverage(&["computer"], &ClientProfile::claiming([]));
+        assert_eq!(judged + unjudged.len(), judgeable);
+        assert!(judged > 0 && !unjudged.is_empty());
+        let needs: BTreeSet<Feature> = unjudged.iter().flat_map(|u| u.needs.clone()).collect();
+        assert_eq!(
+            needs,
+            [
+                Feature::Tasks,
+                Feature::Elicitation,
+                Feature::OAuth,
+                Feature::Uploads
+            ]
+            .into()
+        );
+        // The thread rules run in the tools flow: a tools-only client is judged on them.
+        assert!(!unjudged.iter().any(|u| u.duty.id == "C01"));
+        assert!(unjudged.iter().all(|u| u.duty.suite() == "computer"));
+        // Every computer feature claimed: nothing of the Computer document is left unjudged.
+        let computer = ClientProfile::claiming([
+            Feature::Tasks,
+            Feature::Elicitation,
+            Feature::OAuth,
+            Feature::Uploads,
+        ]);
+        assert!(claimed_coverage(&["computer"], &computer).2.is_empty());
     }
 
     #[test]

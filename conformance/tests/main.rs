@@ -12,6 +12,7 @@ mod account_rule_checks;
 mod agent_rule_checks;
 mod bad_targets;
 mod ci;
+mod claims;
 mod cli;
 mod launch;
 mod library;

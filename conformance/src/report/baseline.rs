@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::check::{Check, RunResult, Status};
+use crate::check::{Check, Claims, RunResult, Status};
 use crate::error::Error;
 use crate::rules::{self, ids::TARGET_EXIT};
 use crate::suite;
@@ -167,15 +167,32 @@ pub struct Verdict {
     /// Entries whose scenario did not run (not selected, or in another shard): neither stale
     /// nor failing.
     pub not_run: Vec<String>,
+    /// Whether duties the claims leave unjudged fail the run (`--strict-coverage`).
+    pub strict_coverage: bool,
+    /// With `--strict-coverage`: the duties (ids) no claimed scenario judges.
+    pub unjudged_duties: Vec<String>,
     /// The entry that expected each expected failure, by check id.
     #[serde(skip)]
     covered_by: BTreeMap<String, String>,
 }
 
 impl Verdict {
-    /// Exit status 0 only when nothing failed unexpectedly and no listed failure passes.
+    /// Exit status 0 only when nothing failed unexpectedly, no listed failure passes, and
+    /// (with `--strict-coverage`) the claims leave no duty unjudged.
     pub fn passed(&self) -> bool {
-        self.unexpected_failures.is_empty() && self.stale_entries.is_empty()
+        self.unexpected_failures.is_empty()
+            && self.stale_entries.is_empty()
+            && self.unjudged_duties.is_empty()
+    }
+
+    /// This verdict, failing too when `strict` (`--strict-coverage`) and `claims` leave
+    /// documented duties unjudged.
+    pub fn with_coverage(mut self, claims: &Claims, strict: bool) -> Self {
+        self.strict_coverage = strict;
+        if strict {
+            self.unjudged_duties = claims.unjudged.iter().map(|d| d.id.clone()).collect();
+        }
+        self
     }
 
     /// Whether check `c` fails the run (a failure, or a warning under `--strict`) and no entry

@@ -29,6 +29,9 @@ pub fn json(run: &RunResult, baseline: &Verdict) -> Value {
             "stale_entries": baseline.stale_entries,
             "not_run": baseline.not_run,
             "strict": baseline.strict,
+            "strict_coverage": baseline.strict_coverage,
+            "unjudged_duties": baseline.unjudged_duties,
         },
+        "claims": run.claims,
     })
 }

@@ -48,6 +48,41 @@ pub fn junit_with(run: &RunResult, verdict: &Verdict) -> Result<String, Error> {
         }
         report.add_test_suite(suite);
     }
+    // What the claims left out shows as skipped, so a test reporter lists it; with
+    // --strict-coverage each duty they leave unjudged fails.
+    for left in &run.claims.left_out {
+        let mut suite = TestSuite::new(left.scenario.as_str());
+        let mut skipped = TestCaseStatus::skipped();
+        skipped.set_type("left out");
+        skipped.set_message(format!(
+            "left out: needs {}, which the client does not claim (--client-supports)",
+            left.needs.join(" and ")
+        ));
+        let mut case = TestCase::new("left-out", skipped);
+        case.set_classname(format!("conformance.{}", left.scenario));
+        case.set_time(Duration::ZERO);
+        suite.add_test_case(case);
+        report.add_test_suite(suite);
+    }
+    if verdict.strict_coverage && !run.claims.unjudged.is_empty() {
+        let mut suite = TestSuite::new("coverage");
+        for duty in &run.claims.unjudged {
+            let mut failure = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            failure.set_type("UNJUDGED");
+            failure.set_message(format!(
+                "{} § {} is judged only in scenarios that need {}, which the client does not \
+                 claim (--strict-coverage)",
+                duty.document,
+                duty.section,
+                duty.needs.join(" or ")
+            ));
+            let mut case = TestCase::new(duty.id.as_str(), failure);
+            case.set_classname("conformance.coverage");
+            case.set_time(Duration::ZERO);
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
     without_disabled(&report.to_string()?)
 }
 

@@ -94,6 +94,52 @@ pub fn markdown(run: &RunResult, verdict: &Verdict) -> String {
             let _ = writeln!(out, "- `{}`", e.exchange.replace('`', "'"));
         }
     }
+    if let Some(supports) = &run.claims.supports {
+        let claims = &run.claims;
+        let _ = writeln!(
+            out,
+            "\n### Left out by the client's claims\n\nThe client supports {} (`--client-supports`).\n",
+            if supports.is_empty() {
+                "none of the optional features".to_owned()
+            } else {
+                supports
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        );
+        for (needs, scenarios) in super::claims::by_needs(&claims.left_out) {
+            let _ = writeln!(
+                out,
+                "- needs `{needs}`: {}",
+                scenarios
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\nDuties judged: {} of the {} the suite judges{}.",
+            claims.duties_judged,
+            claims.duties_judgeable,
+            if claims.unjudged.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; only in left-out scenarios{}: {}",
+                    if verdict.strict_coverage {
+                        " (fails the run: `--strict-coverage`)"
+                    } else {
+                        ""
+                    },
+                    super::claims::unjudged_list(claims)
+                )
+            }
+        );
+    }
     for (title, entries) in [
         (
             "Stale expected-failures entries (now passing)",

@@ -72,6 +72,9 @@ pub fn pretty(run: &RunResult, baseline: &Verdict) -> String {
         "\n{} scenarios, {} checks: {} passed, {} failed, {} warnings ({} ms)",
         s.scenarios, s.checks, s.success, s.failure, s.warning, run.duration_ms
     );
+    for line in super::claims::lines(&run.claims, baseline) {
+        let _ = writeln!(out, "{line}");
+    }
     for (family, reason) in UNAVAILABLE_FAMILIES {
         let _ = writeln!(out, "not yet available: {family} ({reason})");
     }

@@ -28,6 +28,16 @@ pub struct Duty {
 }
 
 impl Duty {
+    /// The suite whose scenarios judge it: `computer` (the Computer document's `C..` duties)
+    /// or `agent` (the Agent API documents' `A..`).
+    pub fn suite(&self) -> &'static str {
+        if self.id.starts_with('A') {
+            "agent"
+        } else {
+            "computer"
+        }
+    }
+
     /// The rules that judge it (empty when excluded or not judged yet).
     pub fn rules(&self) -> &'static [&'static str] {
         match self.coverage {
