@@ -67,9 +67,13 @@ struct RunArgs {
     /// when missing); a difference fails the run with a unified diff.
     #[arg(long, value_name = "DIR")]
     snapshots: Option<PathBuf>,
-    /// With --snapshots: rewrite the snapshots that differ instead of failing.
+    /// With --snapshots: rewrite the snapshots that differ (or are missing) instead of failing.
     #[arg(long)]
     update_snapshots: bool,
+    /// With --snapshots: a missing snapshot fails instead of being written (the default when
+    /// the CI environment variable is set, as insta does).
+    #[arg(long, conflicts_with = "update_snapshots")]
+    no_new_snapshots: bool,
     /// The mock's OAuth consent page approves at once (as alice), so a client that opens the
     /// authorization URL itself (one written for the official MCP conformance runner's auth/*
     /// flows) signs in unaided.
@@ -232,10 +236,15 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
         .map(str::parse::<Partition>)
         .transpose()
         .map_err(|e| Error::usage(e.to_string()))?;
-    if args.update_snapshots && args.snapshots.is_none() {
-        return Err(Error::usage(
-            "--update-snapshots needs --snapshots DIR (where the snapshots are)",
-        ));
+    if (args.update_snapshots || args.no_new_snapshots) && args.snapshots.is_none() {
+        return Err(Error::usage(format!(
+            "{} needs --snapshots DIR (where the snapshots are)",
+            if args.update_snapshots {
+                "--update-snapshots"
+            } else {
+                "--no-new-snapshots"
+            }
+        )));
     }
     let baseline = match &args.expected_failures {
         Some(path) => Baseline::load(path)?,
@@ -257,10 +266,10 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
             .map_or(runner::RunClock::Driven, runner::RunClock::Scaled),
         output: args.output.clone(),
         partition,
-        snapshots: args
-            .snapshots
-            .as_ref()
-            .map(|dir| report::Snapshots::new(dir, args.update_snapshots)),
+        snapshots: args.snapshots.as_ref().map(|dir| {
+            report::Snapshots::new(dir, args.update_snapshots)
+                .refusing_new(args.no_new_snapshots || report::snapshot::in_ci())
+        }),
         auto_consent: args.auto_consent,
         supports,
     };
@@ -288,8 +297,9 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
     if args.format != "pretty" {
         // The pretty report shows a differing snapshot's diff; other formats go to files or
         // tools, so the diff goes to the log as well.
+        // A snapshot written (INFO) or refused goes there too: no format is silent about it.
         for check in run.checks().filter(|c| {
-            c.rule == report::snapshot::SNAPSHOT_CHECK && c.status == report::Status::Failure
+            c.rule == report::snapshot::SNAPSHOT_CHECK && c.status != report::Status::Success
         }) {
             eprintln!("{}: {}", check.id, check.details);
         }

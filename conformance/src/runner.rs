@@ -273,7 +273,11 @@ async fn run_scenario(spec: &ScenarioSpec, options: &RunOptions) -> Result<Scena
     });
     if let (Some(snapshots), Some(transcript)) = (&options.snapshots, &transcript) {
         let outcome = snapshots.compare(spec.name, transcript)?;
-        checks.push(snapshots.check(spec.name, &outcome));
+        let kept = options
+            .output
+            .as_ref()
+            .map(|dir| dir.join(spec.name).join("transcript.txt"));
+        checks.push(snapshots.check(spec.name, &outcome, kept.as_deref()));
     }
     if let (Some(dir), Some(transcript)) = (&options.output, &transcript) {
         let dir = dir.join(spec.name);

@@ -248,7 +248,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tools_only_client_leaves_the_tasks_elicitation_oauth_and_upload_duties_unjudged() {
+    fn a_tools_only_client_leaves_the_tasks_elicitation_and_upload_duties_unjudged() {
         let everything = claimed_coverage(&["computer", "agent"], &ClientProfile::everything());
         assert_eq!(everything.0, everything.1);
         assert!(everything.2.is_empty());
@@ -257,15 +257,11 @@ mod tests {
         assert_eq!(judged + unjudged.len(), judgeable);
         assert!(judged > 0 && !unjudged.is_empty());
         let needs: BTreeSet<Feature> = unjudged.iter().flat_map(|u| u.needs.clone()).collect();
+        // The sign-in rules judge the MCP specification's Authorization section, which is not a
+        // product document's duty: leaving out `oauth` leaves no duty of the table unjudged.
         assert_eq!(
             needs,
-            [
-                Feature::Tasks,
-                Feature::Elicitation,
-                Feature::OAuth,
-                Feature::Uploads
-            ]
-            .into()
+            [Feature::Tasks, Feature::Elicitation, Feature::Uploads].into()
         );
         // The thread rules run in the tools flow: a tools-only client is judged on them.
         assert!(!unjudged.iter().any(|u| u.duty.id == "C01"));

@@ -1,5 +1,6 @@
-//! `--snapshots DIR`: a missing snapshot is written, the same traffic matches it, changed traffic
-//! fails the run with a unified diff, and `--update-snapshots` rewrites it.
+//! `--snapshots DIR`: a missing snapshot is written (and refused in CI, as insta refuses it), the
+//! same traffic matches it, changed traffic fails the run with a unified diff, and
+//! `--update-snapshots` rewrites it.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -40,11 +41,12 @@ async fn a_snapshot_is_written_matched_refused_with_a_diff_and_updated() {
     let dir = scratch("cycle");
     let file = dir.join(format!("{SCENARIO}.txt"));
 
-    // Missing: written, and the run passes.
+    // Missing: written, and the run passes; the check says so (INFO), in every format.
     let first = run(&dir, false).await;
     let (status, details) = snapshot_check(&first);
-    assert_eq!(status, Status::Success, "{details}");
+    assert_eq!(status, Status::Info, "{details}");
     assert!(details.contains("wrote"), "{details}");
+    assert!(Baseline::default().verdict(&first).passed());
     let written = std::fs::read_to_string(&file).expect("the snapshot was written");
     assert!(
         written.starts_with("# conformance-snapshot/1 · scenario follow-up\n"),
@@ -100,11 +102,21 @@ async fn a_snapshot_is_written_matched_refused_with_a_diff_and_updated() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Runs `conformance ARGS` outside CI (as a developer would): missing snapshots are written.
 fn conformance(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(common::bin())
-        .args(args)
-        .output()
-        .expect("runs");
+    conformance_in(&[("CI", None), ("TF_BUILD", None)], args)
+}
+
+/// Runs `conformance ARGS` with these environment variables set (or removed, for `None`).
+fn conformance_in(env: &[(&str, Option<&str>)], args: &[&str]) -> (i32, String, String) {
+    let mut command = Command::new(common::bin());
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let out = command.args(args).output().expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -158,4 +170,57 @@ fn update_snapshots_without_a_directory_is_refused() {
         err.contains("conformance: usage error: --update-snapshots needs --snapshots DIR"),
         "{err}"
     );
+}
+
+/// In CI (`CI=true`, as GitHub Actions sets it) a missing snapshot fails, as insta's do, and
+/// nothing is written; the report says where the new one would go. `--update-snapshots` writes
+/// it even there; `--no-new-snapshots` refuses it anywhere; `CI=false` is not CI.
+#[test]
+fn a_missing_snapshot_fails_in_ci_and_says_where_it_would_be_written() {
+    let dir = scratch("ci");
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let target = common::reference(None);
+    let args = [
+        "--target",
+        &target,
+        "--scenario",
+        SCENARIO,
+        "--snapshots",
+        &dir_arg,
+        "--format",
+        "junit",
+    ];
+    let file = dir.join(format!("{SCENARIO}.txt"));
+    let ci = [("CI", Some("true"))];
+    let (code, xml, err) = conformance_in(&ci, &args);
+    assert_eq!(code, 1, "{xml}{err}");
+    assert!(!file.exists(), "nothing written in CI");
+    assert!(xml.contains("<failure"), "{xml}");
+    let said = format!(
+        "no snapshot {}: new snapshots are refused here (CI is set), so nothing was written; the \
+         new one would be written to {}. Run without CI=true (or with --update-snapshots) to \
+         write it, then commit it",
+        file.display(),
+        file.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(xml.contains(&said), "{xml}");
+    // Not CI: written, and the log says so even with --format junit.
+    let (code, _, err) = conformance_in(&[("CI", Some("false"))], &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no snapshot yet: wrote "), "{err}");
+    assert!(file.exists());
+    // --no-new-snapshots refuses outside CI too; --update-snapshots writes inside it.
+    std::fs::remove_file(&file).expect("remove");
+    let (code, _, err) = conformance(&[&args[..], &["--no-new-snapshots"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("new snapshots are refused here (--no-new-snapshots)"),
+        "{err}"
+    );
+    assert!(!file.exists());
+    let (code, _, err) = conformance_in(&ci, &[&args[..], &["--update-snapshots"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(file.exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -242,6 +242,9 @@ pub enum SnapshotOutcome {
     Matched,
     /// There was no snapshot; this transcript is now one.
     Written,
+    /// There was no snapshot and new ones are refused (in CI, or `--no-new-snapshots`), as
+    /// insta refuses them: nothing was written.
+    Missing,
     /// The snapshot differed and `--update-snapshots` rewrote it.
     Updated,
     /// The snapshot differs: a unified diff from the snapshot to this run.
@@ -251,20 +254,42 @@ pub enum SnapshotOutcome {
     },
 }
 
-/// Where snapshots live and whether differing ones are rewritten.
+/// Where snapshots live, whether differing ones are rewritten, and whether missing ones are
+/// written or refused.
 #[derive(Debug, Clone)]
 pub struct Snapshots {
     dir: PathBuf,
     update: bool,
+    refuse_new: bool,
+}
+
+/// Whether this runs in CI, as insta decides it: `CI` set to anything but empty, `0` or
+/// `false` (or Azure Pipelines' `TF_BUILD` set).
+pub fn in_ci() -> bool {
+    match std::env::var("CI").ok().as_deref() {
+        Some("" | "0" | "false") => false,
+        Some(_) => true,
+        None => std::env::var_os("TF_BUILD").is_some(),
+    }
 }
 
 impl Snapshots {
-    /// Snapshots under `dir`; with `update`, differing ones are rewritten instead of failing.
+    /// Snapshots under `dir`; with `update`, differing (and missing) ones are rewritten instead
+    /// of failing. Missing ones are written unless [`Snapshots::refusing_new`] says otherwise.
     pub fn new(dir: impl Into<PathBuf>, update: bool) -> Self {
         Self {
             dir: dir.into(),
             update,
+            refuse_new: false,
         }
+    }
+
+    /// With `refuse` (in CI, or `--no-new-snapshots`), a missing snapshot fails its check and
+    /// is not written, unless `update` asked for it: a pipeline whose snapshots were never
+    /// committed must not pass by writing them.
+    pub fn refusing_new(mut self, refuse: bool) -> Self {
+        self.refuse_new = refuse;
+        self
     }
 
     /// The snapshot file of `scenario`.
@@ -293,6 +318,7 @@ impl Snapshots {
                 });
             }
             Some(_) => SnapshotOutcome::Updated,
+            None if self.refuse_new && !self.update => return Ok(SnapshotOutcome::Missing),
             None => SnapshotOutcome::Written,
         };
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
@@ -300,9 +326,11 @@ impl Snapshots {
         Ok(outcome)
     }
 
-    /// The check a scenario gets for its snapshot: SUCCESS when it matched (or was written or
-    /// updated), FAILURE with the diff when it differs.
-    pub fn check(&self, scenario: &str, outcome: &SnapshotOutcome) -> Check {
+    /// The check a scenario gets for its snapshot: SUCCESS when it matched or was updated,
+    /// INFO when it was written (so no format passes over it in silence), FAILURE with the diff
+    /// when it differs, and FAILURE naming where it would be written when it is missing and new
+    /// ones are refused. `kept` is where this run's transcript was kept (`--output`), if it was.
+    pub fn check(&self, scenario: &str, outcome: &SnapshotOutcome, kept: Option<&Path>) -> Check {
         let path = self.path(scenario);
         let shown = path.display();
         let (status, details) = match outcome {
@@ -311,8 +339,23 @@ impl Snapshots {
                 format!("the traffic is the same as in the snapshot {shown}"),
             ),
             SnapshotOutcome::Written => (
-                Status::Success,
+                Status::Info,
                 format!("no snapshot yet: wrote {shown} (commit it)"),
+            ),
+            SnapshotOutcome::Missing => (
+                Status::Failure,
+                format!(
+                    "no snapshot {shown}: new snapshots are refused here ({}), so nothing was \
+                     written; the new one would be written to {shown}{}. Run without CI=true \
+                     (or with --update-snapshots) to write it, then commit it",
+                    if in_ci() {
+                        "CI is set"
+                    } else {
+                        "--no-new-snapshots"
+                    },
+                    kept.map(|k| format!(" (this run's transcript is in {})", k.display()))
+                        .unwrap_or_default()
+                ),
             ),
             SnapshotOutcome::Updated => (
                 Status::Success,
@@ -336,7 +379,7 @@ impl Snapshots {
                 document: "docs/conformance.md".to_owned(),
                 section: "Snapshot tests of a client's traffic".to_owned(),
                 quote: "a difference fails the run and prints a unified diff; missing snapshots \
-                        are written; --update-snapshots rewrites them"
+                        are written, except in CI; --update-snapshots rewrites them"
                     .to_owned(),
             },
             details,
@@ -501,7 +544,9 @@ user: -> {"action":"accept"}
         assert!(diff.contains("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"), "{diff}");
         assert!(diff.contains("+++ this run"), "{diff}");
         assert_eq!(
-            strict.check("s", &SnapshotOutcome::Differs { diff }).status,
+            strict
+                .check("s", &SnapshotOutcome::Differs { diff }, None)
+                .status,
             Status::Failure
         );
         // The refused run left the snapshot alone.
@@ -518,6 +563,40 @@ user: -> {"action":"accept"}
             strict.compare("s", "a\nB\nc\n").ok(),
             Some(SnapshotOutcome::Matched)
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_missing_snapshot_is_refused_without_writing_and_says_where_it_would_go() {
+        let dir = scratch("refused");
+        let refusing = Snapshots::new(&dir, false).refusing_new(true);
+        assert_eq!(
+            refusing.compare("s", "a\n").ok(),
+            Some(SnapshotOutcome::Missing)
+        );
+        assert!(!refusing.path("s").exists(), "nothing written");
+        let check = refusing.check(
+            "s",
+            &SnapshotOutcome::Missing,
+            Some(Path::new("out/s/transcript.txt")),
+        );
+        assert_eq!(check.status, Status::Failure);
+        let shown = refusing.path("s").display().to_string();
+        assert!(
+            check.details.contains(&format!(
+                "nothing was written; the new one would be written to {shown} (this run's \
+                 transcript is in out/s/transcript.txt)"
+            )),
+            "{}",
+            check.details
+        );
+        // --update-snapshots writes it even so.
+        let updating = Snapshots::new(&dir, true).refusing_new(true);
+        assert_eq!(
+            updating.compare("s", "a\n").ok(),
+            Some(SnapshotOutcome::Written)
+        );
+        assert!(updating.path("s").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
