@@ -112,7 +112,8 @@ struct RunArgs {
 enum Command {
     /// Scenarios and rules, with the document section each rule comes from.
     List {
-        /// text, or json (format conformance-list/1).
+        /// text, json (format conformance-list/1), or markdown (the page of every rule,
+        /// docs/conformance-rules.md).
         #[arg(long, default_value = "text")]
         format: String,
         /// Print the traceability table instead: every client duty of the documents, quoted,
@@ -185,13 +186,14 @@ fn list(format: &str, traceability: bool) -> Result<ExitCode, Error> {
     match format {
         "text" if traceability => print!("{}", report::traceability_text()),
         "text" => print!("{}", report::list_text()),
+        "markdown" => print!("{}", report::list_markdown()),
         "json" => println!(
             "{}",
             serde_json::to_string_pretty(&report::list_json()).unwrap_or_default()
         ),
         other => {
             return Err(Error::usage(format!(
-                "--format must be text or json, not `{other}`"
+                "--format must be text, json or markdown, not `{other}`"
             )));
         }
     }

@@ -49,7 +49,9 @@ pub use baseline::{Baseline, Verdict};
 pub use github::github;
 pub use json::{JSON_FORMAT, json};
 pub use junit::{junit, junit_with};
-pub use list::{LIST_FORMAT, list_json, list_text, traceability_text};
+pub use list::{
+    LIST_FORMAT, RULES_PAGE_COMMAND, list_json, list_markdown, list_text, traceability_text,
+};
 pub use markdown::markdown;
 pub use pretty::pretty;
 pub use progress::ProgressReporter;

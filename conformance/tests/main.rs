@@ -14,6 +14,7 @@ mod bad_targets;
 mod ci;
 mod claims;
 mod cli;
+mod docs_pages;
 mod launch;
 mod library;
 mod messages;
