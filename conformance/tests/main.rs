@@ -25,3 +25,4 @@ mod rule_checks;
 mod serve;
 mod sign_in;
 mod snapshots;
+mod tool_results_page;
