@@ -15,6 +15,7 @@ mod ci;
 mod claims;
 mod cli;
 mod docs_pages;
+mod install;
 mod launch;
 mod library;
 mod messages;
