@@ -20,6 +20,7 @@ mod launch;
 mod library;
 mod messages;
 mod modern_rule_checks;
+mod readme;
 mod reference_client;
 mod reports;
 mod rule_checks;
