@@ -1,6 +1,18 @@
 //! Agent API wire types: the create request (`ResponsesRequestInput`), its tools, and the
 //! output items the mock writes, field by field as the Python SDK 0.46.1 types them.
 
+// The typed answers; the surface moves onto them in the next step.
+#[allow(dead_code)]
+pub(crate) mod events;
+#[allow(dead_code)]
+pub(crate) mod items;
+#[allow(dead_code)]
+pub(crate) mod lists;
+#[allow(dead_code)]
+pub(crate) mod response;
+#[allow(dead_code)]
+pub(crate) mod usage;
+
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
