@@ -23,7 +23,8 @@ mod world;
 
 pub use agent::LoadedAgentScenario;
 pub(crate) use agent::{
-    AgentScript, AgentStep, AgentTurn, EndStatus, Fault, ResultSpec, is_agent_scenario, parse_agent,
+    AgentScript, AgentStep, AgentTurn, EndStatus, Fault, ResultSpec, TurnEnd, is_agent_scenario,
+    parse_agent,
 };
 pub use catalog::Catalog;
 pub(crate) use catalog::{DEFAULT_AGENT_SCENARIO, Loaded, parse_scenario};

@@ -11,6 +11,7 @@
 use serde_json::{Value, json};
 
 use super::mcp_client::RemoteTool;
+use super::wire::items::Namespace;
 
 /// The managed connector ids, in the order the Connectors document lists them.
 pub(crate) const MANAGED_CONNECTORS: [&str; 6] = [
@@ -167,13 +168,12 @@ pub(crate) fn search_namespace(
     server_label: &str,
     description: &str,
     found: &[RemoteTool],
-) -> Value {
-    json!({
-        "type": "namespace",
-        "name": server_label,
-        "description": description,
-        "tools": found.iter().map(RemoteTool::function_entry).collect::<Vec<_>>(),
-    })
+) -> Namespace {
+    Namespace {
+        name: server_label.to_owned(),
+        description: description.to_owned(),
+        tools: found.iter().map(RemoteTool::function_tool).collect(),
+    }
 }
 
 fn words(text: &str) -> Vec<String> {

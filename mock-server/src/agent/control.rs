@@ -8,25 +8,42 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
-use serde_json::json;
+use serde::Serialize;
 
 use super::state::AgentState;
 
 /// The control path of one response.
 pub(crate) const FORGET_PATH: &str = "/_mock/agent/responses/{id}";
 
+/// The answer to a forget: the id that is gone.
+#[derive(Debug, Serialize)]
+struct Forgotten {
+    /// The response forgotten.
+    forgotten: String,
+}
+
+/// The control API's refusal: `{"error": "<what to do instead>"}`.
+#[derive(Debug, Serialize)]
+struct Refusal {
+    /// A sentence a person can act on.
+    error: String,
+}
+
 /// `DELETE /_mock/agent/responses/{id}`: forgets the run; 404 when the mock holds no such id.
 pub(crate) async fn forget(State(agent): State<AgentState>, Path(id): Path<String>) -> Response {
     match agent.agent().remove(&id) {
-        Some(run) => Json(json!({"forgotten": run.id})).into_response(),
+        Some(run) => Json(Forgotten {
+            forgotten: run.id.clone(),
+        })
+        .into_response(),
         None => (
             StatusCode::NOT_FOUND,
-            Json(json!({
-                "error": format!(
+            Json(Refusal {
+                error: format!(
                     "no Agent API response `{id}`: pass the `id` of a response this mock created \
                      (resp_...) and not forgotten yet"
                 ),
-            })),
+            }),
         )
             .into_response(),
     }

@@ -6,8 +6,8 @@ use axum::extract::{FromRequestParts, Path};
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
 use http::{HeaderName, HeaderValue, StatusCode};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
 
 /// An Agent API error answered over HTTP.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -58,6 +58,15 @@ impl ApiError {
         Self::new(StatusCode::UNAUTHORIZED, "forbidden", message)
     }
 
+    /// 400 `invalid_request` for a field the API does not take, worded like the live API
+    /// (`json: unknown field "x"`); `param` is where it is.
+    pub(crate) fn unknown_field(field: &str, param: &str) -> Self {
+        Self::invalid_request(format!(
+            "invalid request body: json: unknown field \"{field}\""
+        ))
+        .param(param)
+    }
+
     /// Names the offending field.
     pub(crate) fn param(mut self, param: impl Into<String>) -> Self {
         self.param = Some(param.into());
@@ -70,18 +79,54 @@ impl ApiError {
         self
     }
 
-    /// The envelope body.
-    pub(crate) fn body(&self) -> Value {
-        let mut error = json!({
-            "message": self.message,
-            "type": self.kind,
-            "code": self.status.as_u16(),
-        });
-        if let (Some(param), Some(map)) = (&self.param, error.as_object_mut()) {
-            map.insert("param".into(), Value::String(param.clone()));
-        }
-        json!({ "error": error })
+    /// 500 `internal_error`: the mock itself failed (a bug, said in the message).
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", message)
     }
+
+    /// The envelope body.
+    pub(crate) fn body(&self) -> Envelope<'_> {
+        Envelope {
+            error: EnvelopeError {
+                message: &self.message,
+                kind: &self.kind,
+                code: self.status.as_u16(),
+                param: self.param.as_deref(),
+            },
+        }
+    }
+
+    /// The envelope body as JSON text.
+    pub(crate) fn body_text(&self) -> String {
+        // Strings and a number only, so writing them does not fail; were it ever to, the
+        // client still reads an internal error in the envelope.
+        serde_json::to_string(&self.body()).unwrap_or_else(|_| UNWRITABLE.to_owned())
+    }
+}
+
+/// The envelope of an error that could not be written.
+const UNWRITABLE: &str = r#"{"error":{"message":"internal error: the mock could not write its error; retry the request","type":"internal_error","code":500}}"#;
+
+/// The error envelope: `{"error": {"message", "type", "code", "param"?}}`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Envelope<'a> {
+    /// The error.
+    pub(crate) error: EnvelopeError<'a>,
+}
+
+/// The envelope's `error`.
+#[derive(Debug, Serialize)]
+pub(crate) struct EnvelopeError<'a> {
+    /// A sentence a person can act on.
+    pub(crate) message: &'a str,
+    /// `invalid_request`, `not_found`, ...
+    #[serde(rename = "type")]
+    pub(crate) kind: &'a str,
+    /// The HTTP status, as an integer.
+    pub(crate) code: u16,
+    /// The offending field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) param: Option<&'a str>,
 }
 
 impl IntoResponse for ApiError {
@@ -128,10 +173,14 @@ mod tests {
 
     #[test]
     fn the_envelope_carries_the_status_as_an_integer_code() {
-        let body = ApiError::invalid_request("bad").param("x").body();
+        let error = ApiError::invalid_request("bad").param("x");
         assert_eq!(
-            body,
-            json!({"error": {"message": "bad", "type": "invalid_request", "code": 400, "param": "x"}})
+            error.body_text(),
+            r#"{"error":{"message":"bad","type":"invalid_request","code":400,"param":"x"}}"#
+        );
+        assert_eq!(
+            ApiError::not_found().body_text(),
+            r#"{"error":{"message":"resource not found","type":"not_found","code":404}}"#
         );
     }
 }

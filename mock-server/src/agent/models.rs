@@ -1,6 +1,7 @@
 //! The Agent API's model catalog (`GET /v1/models`, as recorded on 2026-10-09) and presets.
 
-use serde_json::{Value, json};
+use super::wire::lists::{List, ModelEntry, Pricing};
+use super::wire::usage::Price;
 
 /// A model the Agent API serves, with its recorded pricing (USD per million tokens).
 #[derive(Debug, Clone, Copy)]
@@ -73,49 +74,24 @@ pub(crate) fn preset_model(preset: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(p, _)| *p == preset).map(|(_, m)| *m)
 }
 
-/// A price or cost as the live API writes it: whole numbers without a fraction (`2`, `0`, as
-/// recorded in `pricing` and `usage.cost`), others as decimals (`2.5`).
-pub(crate) fn number(x: f64) -> Value {
-    // Prices and costs are small and non-negative; anything else stays a float.
-    if x.fract() == 0.0 && (0.0..9.0e15).contains(&x) {
-        json!(x as u64)
-    } else {
-        json!(x)
-    }
-}
-
 /// `GET /v1/models`.
-pub(crate) fn list() -> Value {
-    let data: Vec<Value> = MODELS
-        .iter()
-        .map(|m| {
-            json!({
-                "id": m.id,
-                "object": "model",
-                "created": 0,
-                "owned_by": m.id.split('/').next().unwrap_or_default(),
-                "pricing": {
-                    "input": number(m.input),
-                    "output": number(m.output),
-                    "cache_write": number(m.cache_write),
-                    "cache_read": number(m.cache_read),
-                    "unit": "usd_per_1m_tokens",
+pub(crate) fn list() -> List<ModelEntry> {
+    List::of(
+        MODELS
+            .iter()
+            .map(|m| ModelEntry {
+                id: m.id,
+                object: "model",
+                created: 0,
+                owned_by: m.id.split('/').next().unwrap_or(m.id),
+                pricing: Pricing {
+                    input: Price(m.input),
+                    output: Price(m.output),
+                    cache_write: Price(m.cache_write),
+                    cache_read: Price(m.cache_read),
+                    unit: "usd_per_1m_tokens",
                 },
             })
-        })
-        .collect();
-    json!({"object": "list", "data": data})
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn whole_prices_are_written_without_a_fraction_as_recorded() {
-        assert_eq!(number(2.0).to_string(), "2");
-        assert_eq!(number(0.0).to_string(), "0");
-        assert_eq!(number(2.5).to_string(), "2.5");
-        assert_eq!(number(0.00125).to_string(), "0.00125");
-    }
+            .collect(),
+    )
 }

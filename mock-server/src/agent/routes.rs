@@ -9,18 +9,15 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use super::approval::ApprovalPolicy;
 use super::auth::AgentAccount;
-use super::connectors;
 use super::error::{ApiError, PathIds};
 use super::run;
 use super::state::AgentState;
 use super::store::{RATE_LIMIT, Run};
 use super::stream;
-use super::validate::{self, Validated};
-use super::wire::Tool;
+use super::validate;
+use super::wire::lists::{CancelAck, FileEntry, List, ModelEntry};
 use crate::http::auth::Authenticated;
 use crate::world::Account;
 
@@ -55,8 +52,7 @@ pub(crate) async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let (used, reset) = app.agent().count_request(&account.id, app.clock().now());
-    let validated = validate::create_request(&body)?;
-    check_tools_for_account(&validated, &account)?;
+    let validated = validate::create_request(&body, &account)?;
     let setup = run::continuation(app.catalog(), app.agent(), &account, validated)?;
     let script = setup.scenario.1.clone();
     if let Some(fault) = &script.fault
@@ -82,44 +78,6 @@ pub(crate) async fn create(
     request_id(&mut response, &run.id);
     rate_limit_headers(&mut response, used, reset);
     Ok(response)
-}
-
-/// Connector ids must be managed connectors or the account's custom connectors, and approval
-/// policies must parse; both are request validation (400 in every mode).
-fn check_tools_for_account(v: &Validated, account: &Account) -> Result<(), ApiError> {
-    for (i, tool) in v.tools.iter().enumerate() {
-        let policy = match tool {
-            Tool::Mcp(mcp) => mcp.require_approval.as_ref(),
-            Tool::Connector(connector) => {
-                let known = connectors::is_managed(&connector.id)
-                    || account
-                        .agent_api
-                        .custom_connectors
-                        .iter()
-                        .any(|c| c.id == connector.id);
-                if !known {
-                    return Err(ApiError::validation(format!(
-                        "tools[{i}]: unknown connector \"{}\": use connector_github, connector_slack, \
-                         connector_googledrive, connector_datadog, connector_linear, connector_notion \
-                         or a custom connector of your Project",
-                        connector.id
-                    ))
-                    .param(format!("tools[{i}].id")));
-                }
-                connector.require_approval.as_ref()
-            }
-            _ => None,
-        };
-        if policy.is_some()
-            && let Err(message) = ApprovalPolicy::from_request(policy)
-        {
-            return Err(
-                ApiError::validation(format!("tools[{i}].require_approval: {message}"))
-                    .param(format!("tools[{i}].require_approval")),
-            );
-        }
-    }
-    Ok(())
 }
 
 fn fault_error(fault: &crate::fixtures::Fault, reset: i64) -> ApiError {
@@ -261,7 +219,7 @@ pub(crate) async fn cancel(
         return Err(terminal_error());
     }
     run.request_cancel(app.clock().now());
-    Ok(Json(json!({"response_id": run.id, "status": "cancelling"})).into_response())
+    Ok(Json(CancelAck::cancelling(run.id.clone())).into_response())
 }
 
 /// `GET …/{id}/files`.
@@ -271,21 +229,19 @@ pub(crate) async fn files(
     Authenticated { account, .. }: AgentAccount,
 ) -> Result<Response, ApiError> {
     let run = owned(&app, &account, &id)?;
-    let data: Vec<Value> = run
+    let data: Vec<FileEntry> = run
         .state()
         .files
         .iter()
-        .map(|f| {
-            json!({
-                "id": f.id,
-                "object": "file",
-                "filename": f.filename,
-                "bytes": f.content.len(),
-                "created_at": f.created_at,
-            })
+        .map(|f| FileEntry {
+            id: f.id.clone(),
+            object: "file",
+            filename: f.filename.clone(),
+            bytes: f.content.len(),
+            created_at: f.created_at,
         })
         .collect();
-    Ok(Json(json!({"object": "list", "data": data})).into_response())
+    Ok(Json(List::of(data)).into_response())
 }
 
 /// `GET …/{id}/files/{file_id}/content`: the raw bytes.
@@ -316,7 +272,7 @@ pub(crate) async fn file_content(
 }
 
 /// `GET /v1/models` (no auth).
-pub(crate) async fn models() -> Json<Value> {
+pub(crate) async fn models() -> Json<List<ModelEntry>> {
     Json(super::models::list())
 }
 

@@ -5,11 +5,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
-
-use serde_json::{Value, json};
+use serde::Serialize;
 use tokio::sync::watch;
 
 use super::error::ApiError;
+use super::wire::events::{Event, StreamEvent};
+use super::wire::items::OutputItem;
+use super::wire::response::{Response, ResponseError, Status};
 use crate::clock::PacerWaker;
 
 /// A file a run shared (`share_file`), served by `GET …/{id}/files`.
@@ -42,10 +44,10 @@ pub(crate) struct Pause {
 /// A run's mutable state.
 #[derive(Debug)]
 pub(crate) struct RunState {
-    /// The response object as `GET` shows it now.
-    pub(crate) response: Value,
+    /// The response as `GET` shows it now.
+    pub(crate) response: Response,
     /// Every stream event so far, `sequence_number` = index.
-    pub(crate) events: Vec<Value>,
+    pub(crate) events: Vec<StreamEvent>,
     /// The run reached a terminal status.
     pub(crate) terminal: bool,
     /// Files shared so far.
@@ -83,15 +85,9 @@ pub(crate) struct Run {
 
 impl Run {
     /// A new run whose snapshot is `response`.
-    pub(crate) fn new(
-        id: String,
-        account: String,
-        stored: bool,
-        scenario: String,
-        response: Value,
-    ) -> Self {
+    pub(crate) fn new(account: String, stored: bool, scenario: String, response: Response) -> Self {
         Self {
-            id,
+            id: response.id.clone(),
             account,
             stored,
             scenario,
@@ -128,23 +124,40 @@ impl Run {
         self.state.lock()
     }
 
-    /// The snapshot.
-    pub(crate) fn snapshot(&self) -> Value {
+    /// The response as `GET` shows it now.
+    pub(crate) fn snapshot(&self) -> Response {
         self.state().response.clone()
     }
 
-    /// Appends a stream event (`type` + the next `sequence_number`) and wakes readers.
-    pub(crate) fn emit(&self, kind: &str, fields: Value) {
+    /// Appends a stream event (with the next `sequence_number`) and wakes readers.
+    pub(crate) fn emit(&self, event: Event) {
         let count = {
             let mut state = self.state();
-            let mut event = json!({"type": kind, "sequence_number": state.events.len()});
-            if let (Some(map), Value::Object(extra)) = (event.as_object_mut(), fields) {
-                map.extend(extra);
-            }
-            state.events.push(event);
+            let sequence_number = state.events.len();
+            state.events.push(StreamEvent {
+                sequence_number,
+                event,
+            });
             state.events.len()
         };
         self.changed.send_replace(count);
+    }
+
+    /// What the dashboard shows of the run.
+    pub(crate) fn summary(&self) -> ResponseSummary {
+        let state = self.state();
+        ResponseSummary {
+            id: self.id.clone(),
+            account: self.account.clone(),
+            scenario: self.scenario.clone(),
+            stored: self.stored,
+            terminal: state.terminal,
+            status: state.response.status.clone(),
+            model: state.response.model.clone(),
+            created_at: state.response.created_at,
+            output: state.response.output.clone(),
+            error: state.response.error.clone(),
+        }
     }
 
     /// Marks the run terminal and wakes readers.
@@ -193,6 +206,32 @@ impl Run {
     }
 }
 
+/// A run as the dashboard lists it (`GET /_mock/responses`): who owns it, which scenario it
+/// follows, and where it is.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ResponseSummary {
+    /// `resp_<uuid>`.
+    pub(crate) id: String,
+    /// Owning account.
+    pub(crate) account: String,
+    /// The scenario it follows.
+    pub(crate) scenario: String,
+    /// `GET` may show it.
+    pub(crate) stored: bool,
+    /// It reached a terminal status.
+    pub(crate) terminal: bool,
+    /// Its status.
+    pub(crate) status: Status,
+    /// Its model.
+    pub(crate) model: String,
+    /// Unix seconds.
+    pub(crate) created_at: i64,
+    /// Its output so far.
+    pub(crate) output: Vec<OutputItem>,
+    /// Its error, if any.
+    pub(crate) error: Option<ResponseError>,
+}
+
 /// Every response, by id.
 #[derive(Debug, Default)]
 pub(crate) struct Store {
@@ -227,6 +266,14 @@ impl Store {
             .filter(|run| !run.is_forgotten())
             .cloned()
             .collect()
+    }
+
+    /// Every run not forgotten, whoever owns it, newest first, as the dashboard lists them.
+    pub(crate) fn summaries(&self) -> Vec<ResponseSummary> {
+        let mut runs: Vec<ResponseSummary> =
+            self.listing().iter().map(|run| run.summary()).collect();
+        runs.sort_by_key(|run| std::cmp::Reverse(run.created_at));
+        runs
     }
 
     /// The run with this id, whoever owns it (for the dashboard's cancel button); a forgotten

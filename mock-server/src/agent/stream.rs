@@ -9,7 +9,9 @@ use std::time::Duration;
 use axum::response::Response;
 use bytes::Bytes;
 
+use super::error::ApiError;
 use super::store::Run;
+use super::wire::events::StreamEvent;
 use crate::http::sse;
 
 /// How long a stream may stay silent before a keep-alive comment (`:`, which both SDKs skip)
@@ -20,25 +22,23 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
     let changes = run.subscribe();
     let frames = futures::stream::unfold(
-        (run, from, changes),
+        (run, Some(from), changes),
         |(run, next, mut changes)| async move {
+            let next = next?;
             loop {
-                let (event, terminal, len) = {
+                let (written, terminal, len) = {
                     let state = run.state();
-                    (
-                        state.events.get(next).cloned(),
-                        state.terminal,
-                        state.events.len(),
-                    )
+                    let written = state.events.get(next).map(|event| {
+                        serde_json::to_string(event).map_err(|e| unwritable(event, &e))
+                    });
+                    (written, state.terminal, state.events.len())
                 };
-                if let Some(event) = event {
-                    let data = event.to_string();
-                    let frame: Bytes = sse::Event {
-                        data: &data,
-                        ..sse::Event::default()
-                    }
-                    .encode();
-                    return Some((frame, (run, next + 1, changes)));
+                match written {
+                    Some(Ok(data)) => return Some((frame(&data), (run, Some(next + 1), changes))),
+                    // Nothing after an event that cannot be written would make sense to the
+                    // client: the stream ends with the reason, in the error envelope.
+                    Some(Err(refusal)) => return Some((refusal, (run, None, changes))),
+                    None => {}
                 }
                 if terminal && next >= len {
                     return None;
@@ -50,4 +50,22 @@ pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
         },
     );
     sse::response(frames, KEEP_ALIVE)
+}
+
+fn frame(data: &str) -> Bytes {
+    sse::Event {
+        data,
+        ..sse::Event::default()
+    }
+    .encode()
+}
+
+/// The `error` event that ends a stream whose next event cannot be written.
+fn unwritable(event: &StreamEvent, error: &serde_json::Error) -> Bytes {
+    let refusal = ApiError::internal(format!(
+        "the mock could not write stream event {} ({}): {error}",
+        event.sequence_number,
+        event.event.kind()
+    ));
+    frame(&refusal.body_text())
 }

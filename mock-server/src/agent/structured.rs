@@ -3,15 +3,16 @@
 //! turned into a JSON document that fits the schema (clients such as MCP Perplexity Pro parse
 //! `output_text` as JSON when they ask for a schema).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Number, Value};
 
 use super::error::ApiError;
+use super::wire::response::{TextConfig, TextFormat};
 
 /// How deep the answer follows nested schemas (deeper ones answer `null`; `$ref` is not followed).
 const MAX_DEPTH: usize = 16;
 
-/// Checks `response_format` and returns the `text.format` the response shows for it.
-pub(crate) fn text_format(response_format: &Value) -> Result<Value, ApiError> {
+/// Checks `response_format` and returns the `text` the response shows for it.
+pub(crate) fn text_format(response_format: &Value) -> Result<TextConfig, ApiError> {
     let bad = |param: &str, message: String| {
         ApiError::new(http::StatusCode::BAD_REQUEST, "invalid_parameter", message).param(param)
     };
@@ -35,10 +36,10 @@ pub(crate) fn text_format(response_format: &Value) -> Result<Value, ApiError> {
     }
     for key in map.keys() {
         if key != "type" && key != "json_schema" {
-            return Err(ApiError::invalid_request(format!(
-                "invalid request body: json: unknown field \"{key}\""
-            ))
-            .param(format!("response_format.{key}")));
+            return Err(ApiError::unknown_field(
+                key,
+                &format!("response_format.{key}"),
+            ));
         }
     }
     let Some(spec) = map.get("json_schema").and_then(Value::as_object) else {
@@ -49,10 +50,10 @@ pub(crate) fn text_format(response_format: &Value) -> Result<Value, ApiError> {
     };
     for key in spec.keys() {
         if !["name", "schema", "description", "strict"].contains(&key.as_str()) {
-            return Err(ApiError::invalid_request(format!(
-                "invalid request body: json: unknown field \"{key}\""
-            ))
-            .param(format!("response_format.json_schema.{key}")));
+            return Err(ApiError::unknown_field(
+                key,
+                &format!("response_format.json_schema.{key}"),
+            ));
         }
     }
     if spec
@@ -79,12 +80,9 @@ pub(crate) fn text_format(response_format: &Value) -> Result<Value, ApiError> {
         ));
     }
     // The OpenAI-style echo: the format's fields flattened next to its type, as sent.
-    let mut format = Map::new();
-    format.insert("type".into(), json!("json_schema"));
-    for (key, value) in spec {
-        format.insert(key.clone(), value.clone());
-    }
-    Ok(json!({ "format": Value::Object(format) }))
+    Ok(TextConfig {
+        format: TextFormat::JsonSchema(spec.clone()),
+    })
 }
 
 /// The answer `text` as a JSON document fitting `schema`: every property is filled in, strings
@@ -138,30 +136,31 @@ fn instance(schema: &Value, text: &str, depth: usize) -> Value {
             Value::Object(object)
         }
         "array" => {
-            let item = schema.get("items").cloned().unwrap_or(json!({}));
+            // Without `items`, any item fits: the empty schema answers with the text.
+            let any = Value::Object(Map::new());
+            let item = schema.get("items").unwrap_or(&any);
             let count = schema.get("minItems").and_then(Value::as_u64).unwrap_or(1);
             Value::Array(
                 (0..count.clamp(1, 8))
-                    .map(|_| instance(&item, text, depth + 1))
+                    .map(|_| instance(item, text, depth + 1))
                     .collect(),
             )
         }
-        "integer" => schema
-            .get("minimum")
-            .and_then(Value::as_i64)
-            .map_or(json!(0), |m| json!(m)),
-        "number" => schema
-            .get("minimum")
-            .and_then(Value::as_f64)
-            .map_or(json!(0), |m| json!(m)),
-        "boolean" => json!(false),
+        "integer" => Value::from(schema.get("minimum").and_then(Value::as_i64).unwrap_or(0)),
+        "number" => match schema.get("minimum").and_then(Value::as_f64) {
+            Some(minimum) => Number::from_f64(minimum).map_or(Value::Null, Value::Number),
+            None => Value::from(0),
+        },
+        "boolean" => Value::Bool(false),
         "null" => Value::Null,
-        _ => json!(text),
+        _ => Value::String(text.to_owned()),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -194,7 +193,7 @@ mod tests {
             "name": "answer", "schema": {"type": "object"}, "strict": true}}))
         .expect("valid");
         assert_eq!(
-            format,
+            serde_json::to_value(&format).expect("the format renders"),
             json!({"format": {"type": "json_schema", "name": "answer",
                               "schema": {"type": "object"}, "strict": true}})
         );

@@ -2,16 +2,25 @@
 //! start (a real MCP client for `mcp` tools and custom connectors, the managed catalogs for
 //! managed connectors), deferred search, approval policy, and calls with their in-band errors.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use super::approval::ApprovalPolicy;
 use super::connectors;
 use super::mcp_client::{McpClient, RemoteServer, RemoteTool};
 use super::store::Pending;
 use super::validate::Validated;
-use super::wire::{ConnectorTool, Tool, call_token, new_id};
+use super::wire::approval::ApprovalPolicy;
+use super::wire::ids::{call_token, new_id};
+use super::wire::items::{
+    ItemStatus, McpApprovalRequest, McpCall, McpListTools, Namespace, OutputItem, SearchArguments,
+    ToolSearchOutput,
+};
+use super::wire::request::{ConnectorTool, Tool};
 use crate::fixtures::AgentScript;
 use crate::world::{Account, ConnectorState};
+
+/// What a managed connector's tool returns when its scenario scripts no output: a search that
+/// found nothing.
+const NOTHING_FOUND: &str = r#"{"results":[]}"#;
 
 /// One MCP server or connector of the request, discovered.
 pub(crate) struct Server {
@@ -29,8 +38,8 @@ pub(crate) struct Server {
     pub(crate) state: ConnectorState,
     /// Where calls go, for real MCP servers.
     pub(crate) remote: Option<RemoteServer>,
-    /// When calls need approval (`None`: never; the request was validated already).
-    pub(crate) policy: Option<ApprovalPolicy>,
+    /// When calls need approval.
+    pub(crate) policy: ApprovalPolicy,
     /// The namespace description shown by `tool_search_output`.
     pub(crate) description: String,
     /// A connector whose discovery failed: the in-band error value (`CONNECTOR_UNAVAILABLE`,
@@ -87,7 +96,7 @@ pub(crate) async fn discover(
                     tools: allowed(listed, mcp.allowed_tools.as_deref()),
                     state: ConnectorState::Connected,
                     remote: Some(remote),
-                    policy: ApprovalPolicy::from_request(mcp.require_approval.as_ref()).ok(),
+                    policy: mcp.approval.clone(),
                     description: format!("Tools of the MCP server at {}", mcp.server_url),
                     failure: None,
                 });
@@ -160,7 +169,7 @@ async fn discover_connector(
         tools: allowed(listed, connector.allowed_tools.as_deref()),
         state,
         remote,
-        policy: ApprovalPolicy::from_request(connector.require_approval.as_ref()).ok(),
+        policy: connector.approval.clone(),
         description: connector
             .server_description
             .clone()
@@ -210,25 +219,17 @@ pub(crate) fn pick_deferred<'a>(servers: &'a [Server], name: Option<&str>) -> Op
 
 impl Server {
     /// The `mcp_list_tools` item (none in sandbox mode).
-    pub(crate) fn list_tools_item(&self) -> Option<Value> {
+    pub(crate) fn list_tools_item(&self) -> Option<OutputItem> {
         if self.sandbox_mode {
             return None;
         }
-        let mut item = Map::new();
-        item.insert("type".into(), json!("mcp_list_tools"));
-        item.insert("id".into(), json!(new_id("mcpl")));
-        if let Some(id) = &self.connector_id {
-            item.insert("connector_id".into(), json!(id));
-        }
-        item.insert("server_label".into(), json!(self.label));
-        item.insert(
-            "tools".into(),
-            Value::Array(self.tools.iter().map(RemoteTool::list_entry).collect()),
-        );
-        if let Some(failure) = &self.failure {
-            item.insert("error".into(), json!(failure));
-        }
-        Some(Value::Object(item))
+        Some(OutputItem::McpListTools(McpListTools {
+            id: new_id("mcpl"),
+            connector_id: self.connector_id.clone(),
+            server_label: self.label.clone(),
+            tools: self.tools.iter().map(RemoteTool::listed).collect(),
+            error: self.failure.clone(),
+        }))
     }
 
     /// The tool a call uses: the named one if listed, else the one listed after `after` (the
@@ -252,14 +253,12 @@ impl Server {
 
     /// Whether calling `tool` needs an approval first.
     pub(crate) fn requires_approval(&self, tool: &RemoteTool) -> bool {
-        self.policy
-            .as_ref()
-            .is_some_and(|p| p.requires_approval(&tool.name, tool.read_only))
+        self.policy.requires_approval(&tool.name, tool.read_only)
     }
 
     /// A `tool_search_output` for these search words; `include` forces a tool into the match
     /// (the one the model goes on to call).
-    pub(crate) fn search_item(&self, queries: &[String], include: Option<&str>) -> Value {
+    pub(crate) fn search_item(&self, queries: &[String], include: Option<&str>) -> OutputItem {
         let mut matched = connectors::search_catalog(&self.tools, &queries.join(" "));
         if let Some(name) = include
             && !matched.iter().any(|m| m.name == name)
@@ -267,7 +266,7 @@ impl Server {
         {
             matched.push(tool.clone());
         }
-        let tools: Vec<Value> = if matched.is_empty() {
+        let tools: Vec<Namespace> = if matched.is_empty() {
             Vec::new()
         } else {
             vec![connectors::search_namespace(
@@ -276,29 +275,28 @@ impl Server {
                 &matched,
             )]
         };
-        json!({
-            "type": "tool_search_output",
-            "id": format!("tso_call_{}", call_token()),
-            "call_id": null,
-            "status": "completed",
-            "execution": "server",
-            "arguments": json!({"paths": [self.label], "queries": queries}).to_string(),
-            "tools": tools,
+        OutputItem::ToolSearchOutput(ToolSearchOutput {
+            id: format!("tso_call_{}", call_token()),
+            call_id: None,
+            status: ItemStatus::Completed,
+            execution: "server",
+            arguments: SearchArguments {
+                paths: vec![self.label.clone()],
+                queries: queries.to_vec(),
+            },
+            tools,
         })
     }
 
     /// The `mcp_approval_request` item.
-    pub(crate) fn approval_item(&self, pending: &Pending) -> Value {
-        let mut item = Map::new();
-        item.insert("type".into(), json!("mcp_approval_request"));
-        item.insert("id".into(), json!(pending.id));
-        if let Some(id) = &self.connector_id {
-            item.insert("connector_id".into(), json!(id));
-        }
-        item.insert("server_label".into(), json!(pending.server_label));
-        item.insert("name".into(), json!(pending.name));
-        item.insert("arguments".into(), json!(pending.arguments));
-        Value::Object(item)
+    pub(crate) fn approval_item(&self, pending: &Pending) -> OutputItem {
+        OutputItem::McpApprovalRequest(McpApprovalRequest {
+            id: pending.id.clone(),
+            connector_id: self.connector_id.clone(),
+            server_label: pending.server_label.clone(),
+            name: pending.name.clone(),
+            arguments: pending.arguments.clone(),
+        })
     }
 
     /// Runs a call: the scripted error if any, `AUTH_REQUIRED` for a lapsed connector, a real
@@ -334,7 +332,7 @@ impl Server {
             };
         }
         (
-            Some(scripted_output.unwrap_or_else(|| json!({"results": []}).to_string())),
+            Some(scripted_output.unwrap_or_else(|| NOTHING_FOUND.to_owned())),
             None,
         )
     }
@@ -346,20 +344,16 @@ impl Server {
         arguments: &Value,
         output: Option<String>,
         error: Option<String>,
-    ) -> Value {
-        let mut item = Map::new();
-        item.insert("type".into(), json!("mcp_call"));
-        item.insert("id".into(), json!(format!("call_{}", call_token())));
-        if let Some(id) = &self.connector_id {
-            item.insert("connector_id".into(), json!(id));
+    ) -> McpCall {
+        McpCall {
+            id: format!("call_{}", call_token()),
+            connector_id: self.connector_id.clone(),
+            server_label: self.label.clone(),
+            name: name.to_owned(),
+            arguments: arguments.to_string(),
+            output,
+            error,
+            approval_request_id: None,
         }
-        item.insert("server_label".into(), json!(self.label));
-        item.insert("name".into(), json!(name));
-        item.insert("arguments".into(), json!(arguments.to_string()));
-        if let Some(output) = output {
-            item.insert("output".into(), json!(output));
-        }
-        item.insert("error".into(), json!(error));
-        Value::Object(item)
     }
 }

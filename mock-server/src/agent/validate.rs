@@ -1,156 +1,127 @@
 //! Request validation, rule by rule as the live API applies it: the body is strict JSON with
-//! no unknown fields, then each field's limits. Every refusal is a 400 in the error envelope
+//! no unknown fields, then each field's limits, then the tools (`tools.rs`) and the input
+//! (`input.rs`), then what the account may use. Every refusal is a 400 in the error envelope
 //! whose message names the field (and `param` points at it).
+//!
+//! The body is read once: what passes is a [`Validated`] request of typed values, and nothing
+//! reads the body's JSON after it.
 
-use std::collections::HashMap;
-use std::sync::LazyLock;
+mod input;
+mod tools;
 
-use regex::Regex;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::models;
-use super::wire::{CreateRequest, REQUEST_FIELDS, Tool, tool_fields};
+use super::structured;
+use super::wire::request::{CreateRequest, Input, REQUEST_FIELDS, Tool};
+use super::wire::response::{TextConfig, TextFormat};
+use crate::world::Account;
 
-/// Built-in tool names a `function` tool may not take (official notes).
-pub(crate) const RESERVED_FUNCTION_NAMES: &[&str] = &[
-    "web_search",
-    "search_web",
-    "people_search",
-    "search_people",
-    "fetch_url",
-    "finance_search",
-    "sandbox",
-];
+#[cfg(test)]
+pub(crate) use input::read_input;
 
-/// At most this many MCP servers (`mcp` and `connector` tools) per request.
-pub(crate) const MAX_MCP_SERVERS: usize = 16;
 /// At most this many entries in `models`.
 pub(crate) const MAX_MODELS: usize = 5;
-
-static SERVER_LABEL: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new("^[a-zA-Z0-9_-]{1,64}$").ok());
 
 /// A request that passed every rule.
 #[derive(Debug, Clone)]
 pub(crate) struct Validated {
-    /// The request.
+    /// The request's options.
     pub(crate) request: CreateRequest,
-    /// Its tools, typed, in request order.
+    /// Its input.
+    pub(crate) input: Input,
+    /// Its tools, typed, in request order, with their approval policies parsed.
     pub(crate) tools: Vec<Tool>,
-    /// The request body as sent (echoed fields come from here).
-    pub(crate) raw: Map<String, Value>,
+    /// What the response echoes of the request beyond its options.
+    pub(crate) echo: Echo,
+    /// The schema a structured answer must fit (`response_format.json_schema.schema`).
+    pub(crate) answer_schema: Option<Value>,
+    /// The request sent `tools` (even an empty list): a preset's own tools do not apply.
+    pub(crate) sent_tools: bool,
+    /// Characters of the request the model reads: `input`, `instructions` and `tools` as sent.
+    pub(crate) read_chars: usize,
+}
+
+/// What the response echoes of a request beyond its options.
+#[derive(Debug, Clone)]
+pub(crate) struct Echo {
+    /// The tools as sent, without the credentials sent for servers.
+    pub(crate) tools: Vec<Map<String, Value>>,
+    /// `truncation` as sent (`""` when absent, as recorded).
+    pub(crate) truncation: String,
+    /// The answer's format.
+    pub(crate) text: TextConfig,
 }
 
 impl Validated {
     /// A preset (or effort) run that sends no `tools` gets the preset's own, `web_search` and
     /// `fetch_url` ("Request fields override preset fields": a request's `tools` replace them).
     pub(crate) fn brings_preset_tools(&self) -> bool {
-        (self.request.preset.is_some() || self.request.effort.is_some())
-            && !self.raw.contains_key("tools")
+        (self.request.preset.is_some() || self.request.effort.is_some()) && !self.sent_tools
     }
 }
 
-/// Parses and validates a create body.
-pub(crate) fn create_request(body: &[u8]) -> Result<Validated, ApiError> {
+/// Parses and validates a create body sent by `account`.
+pub(crate) fn create_request(body: &[u8], account: &Account) -> Result<Validated, ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::invalid_request(format!(
             "invalid request body: {e}: send one JSON object (Content-Type: application/json)"
         ))
     })?;
-    let Value::Object(raw) = value else {
+    let Value::Object(raw) = &value else {
         return Err(ApiError::invalid_request(
             "invalid request body: expected a JSON object with at least `input`",
         ));
     };
     for key in raw.keys() {
         if !REQUEST_FIELDS.contains(&key.as_str()) {
-            return Err(unknown_field(key, key));
+            return Err(ApiError::unknown_field(key, key));
         }
     }
-    let tool_values: Vec<Value> = match raw.get("tools") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(tools)) => tools.clone(),
-        Some(_) => {
-            return Err(ApiError::invalid_request(
-                "invalid request body: `tools` must be an array",
-            )
-            .param("tools"));
-        }
-    };
-    let mut tools = Vec::with_capacity(tool_values.len());
-    for (i, tool) in tool_values.iter().enumerate() {
-        tools.push(typed_tool(i, tool)?);
-        if matches!(tools.last(), Some(Tool::WebSearch { .. })) {
-            check_web_search(i, tool)?;
-        }
-    }
-    let request: CreateRequest = serde_json::from_value(Value::Object(raw.clone()))
+    let mut tools = tools::read_tools(raw)?;
+    let request = CreateRequest::deserialize(&value)
         .map_err(|e| ApiError::invalid_request(format!("invalid request body: {e}")))?;
-    check_fields(&request, &raw)?;
-    check_tools(&tools)?;
+    let sent_input = raw.get("input").unwrap_or(&Value::Null);
+    let (input, malformed_decision) = input::read_input(sent_input)?;
+    let text = check_fields(&request, raw)?;
+    tools::check_tools(&tools)?;
+    tools::check_for_account(&mut tools, account)?;
+    if let Some(error) = malformed_decision {
+        return Err(ApiError::invalid_request(error.to_string()).param(error.param()));
+    }
+    let sent_tools = raw.get("tools");
+    let read_chars = sent_input.to_string().len()
+        + request.instructions.as_ref().map_or(0, String::len)
+        + sent_tools.map_or(0, |t| t.to_string().len());
+    let echo = Echo {
+        tools: tools::echoed(raw),
+        truncation: raw
+            .get("truncation")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        text,
+    };
+    let answer_schema = request
+        .response_format
+        .as_ref()
+        .and_then(|f| f.pointer("/json_schema/schema"))
+        .cloned();
     Ok(Validated {
+        sent_tools: sent_tools.is_some(),
         request,
+        input,
         tools,
-        raw,
+        echo,
+        answer_schema,
+        read_chars,
     })
 }
 
-fn unknown_field(field: &str, param: &str) -> ApiError {
-    ApiError::invalid_request(format!(
-        "invalid request body: json: unknown field \"{field}\""
-    ))
-    .param(param)
-}
-
-fn typed_tool(i: usize, tool: &Value) -> Result<Tool, ApiError> {
-    let at = format!("tools[{i}]");
-    let Some(map) = tool.as_object() else {
-        return Err(
-            ApiError::validation(format!("{at}: a tool must be an object with a `type`")).param(at),
-        );
-    };
-    let Some(kind) = map.get("type").and_then(Value::as_str) else {
-        return Err(
-            ApiError::validation(format!("{at}: `type` is required")).param(format!("{at}.type"))
-        );
-    };
-    let Some(fields) = tool_fields(kind) else {
-        return Err(ApiError::validation(format!(
-            "{at}: unknown tool type \"{kind}\"; use web_search, image_search, fetch_url, \
-             people_search, finance_search, sandbox, function, mcp or connector"
-        ))
-        .param(format!("{at}.type")));
-    };
-    for key in map.keys() {
-        if !fields.contains(&key.as_str()) {
-            return Err(unknown_field(key, &format!("{at}.{key}")));
-        }
-    }
-    serde_json::from_value(tool.clone())
-        .map_err(|e| ApiError::validation(format!("{at}: {e}")).param(at))
-}
-
-fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(), ApiError> {
-    match &request.input {
-        Value::Null => {
-            return Err(ApiError::validation("input is required").param("input"));
-        }
-        Value::String(text) if text.is_empty() => {
-            return Err(ApiError::validation("input cannot be empty").param("input"));
-        }
-        Value::Array(items) if items.is_empty() => {
-            return Err(ApiError::validation("input cannot be empty").param("input"));
-        }
-        Value::Array(items) => check_input_items(items)?,
-        Value::String(_) => {}
-        _ => {
-            return Err(
-                ApiError::validation("input must be a string or a list of input items")
-                    .param("input"),
-            );
-        }
-    }
+/// The rules on the request's options; returns the answer's format (`text` in the response).
+fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<TextConfig, ApiError> {
     if let Some(steps) = request.max_steps {
         if steps < 1 {
             return Err(ApiError::validation("max steps must be at least 1").param("max_steps"));
@@ -259,9 +230,12 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
     {
         return Err(ApiError::validation("metadata accepts at most 16 keys").param("metadata"));
     }
-    if let Some(format) = request.response_format.as_ref().filter(|f| !f.is_null()) {
-        super::structured::text_format(format)?;
-    }
+    let text = match request.response_format.as_ref().filter(|f| !f.is_null()) {
+        Some(format) => structured::text_format(format)?,
+        None => TextConfig {
+            format: TextFormat::Text,
+        },
+    };
     if raw.contains_key("text") {
         return Err(ApiError::new(
             http::StatusCode::BAD_REQUEST,
@@ -270,7 +244,7 @@ fn check_fields(request: &CreateRequest, raw: &Map<String, Value>) -> Result<(),
         )
         .param("text"));
     }
-    Ok(())
+    Ok(text)
 }
 
 /// The enumerated options: `service_tier`, `tool_choice`, `reasoning.effort` (the union of
@@ -309,7 +283,7 @@ fn check_options(raw: &Map<String, Value>) -> Result<(), ApiError> {
         };
         for (key, value) in map {
             if key != "effort" {
-                return Err(unknown_field(key, &format!("reasoning.{key}")));
+                return Err(ApiError::unknown_field(key, &format!("reasoning.{key}")));
             }
             one_of(
                 "reasoning.effort",
@@ -327,7 +301,10 @@ fn check_options(raw: &Map<String, Value>) -> Result<(), ApiError> {
         };
         for (key, value) in map {
             if key != "include_usage" {
-                return Err(unknown_field(key, &format!("stream_options.{key}")));
+                return Err(ApiError::unknown_field(
+                    key,
+                    &format!("stream_options.{key}"),
+                ));
             }
             if !value.is_boolean() {
                 return Err(ApiError::validation(
@@ -336,302 +313,6 @@ fn check_options(raw: &Map<String, Value>) -> Result<(), ApiError> {
                 .param("stream_options.include_usage"));
             }
         }
-    }
-    Ok(())
-}
-
-/// The input item types the API takes (Python SDK 0.46.1 `InputItemInput`).
-const INPUT_ITEM_TYPES: &[&str] = &[
-    "message",
-    "function_call_output",
-    "function_call",
-    "reasoning",
-    "mcp_approval_response",
-    "mcp_approval_request",
-    "mcp_call",
-    "mcp_list_tools",
-];
-
-/// The string fields each history item type needs (`mcp_approval_response` is checked with
-/// the approvals, which word its own errors).
-fn required_strings(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "function_call_output" => &["call_id"],
-        "function_call" => &["call_id", "name", "arguments"],
-        "mcp_approval_request" | "mcp_call" => &["id", "name", "server_label", "arguments"],
-        _ => &[],
-    }
-}
-
-/// Each input item: a known type (a bare `{role, content}` is a message), a message's role and
-/// content, and the fields a history item needs. An item the SDK would refuse to send is a 400
-/// naming it, not a silently ignored turn.
-fn check_input_items(items: &[Value]) -> Result<(), ApiError> {
-    for (i, item) in items.iter().enumerate() {
-        let at = format!("input[{i}]");
-        let Some(map) = item.as_object() else {
-            return Err(ApiError::validation(format!(
-                "{at} must be an input item object, e.g. {{\"role\": \"user\", \"content\": \"...\"}}"
-            ))
-            .param(at));
-        };
-        let kind = match map.get("type") {
-            Some(Value::String(kind)) => kind.as_str(),
-            None if map.contains_key("role") => "message",
-            _ => {
-                return Err(ApiError::validation(format!(
-                    "{at}: `type` (or a message's `role`) is required"
-                ))
-                .param(format!("{at}.type")));
-            }
-        };
-        if !INPUT_ITEM_TYPES.contains(&kind) {
-            return Err(ApiError::validation(format!(
-                "{at}: unknown input item type \"{kind}\"; use {}",
-                INPUT_ITEM_TYPES.join(", ")
-            ))
-            .param(format!("{at}.type")));
-        }
-        if kind == "message" {
-            check_message(&at, map)?;
-        }
-        for field in required_strings(kind) {
-            if !map.get(*field).is_some_and(Value::is_string) {
-                return Err(ApiError::validation(format!(
-                    "{at}: a {kind} item needs `{field}` (a string)"
-                ))
-                .param(format!("{at}.{field}")));
-            }
-        }
-        if kind == "function_call_output"
-            && !map
-                .get("output")
-                .is_some_and(|o| o.is_string() || o.is_array())
-        {
-            return Err(ApiError::validation(format!(
-                "{at}: a function_call_output item needs `output` (the function's result as a string)"
-            ))
-            .param(format!("{at}.output")));
-        }
-    }
-    Ok(())
-}
-
-fn check_message(at: &str, map: &Map<String, Value>) -> Result<(), ApiError> {
-    const ROLES: &[&str] = &["user", "assistant", "system", "developer"];
-    let role = map.get("role").and_then(Value::as_str);
-    if !role.is_some_and(|r| ROLES.contains(&r)) {
-        return Err(ApiError::validation(format!(
-            "{at}: role must be one of: {}",
-            ROLES.join(" ")
-        ))
-        .param(format!("{at}.role")));
-    }
-    match map.get("content") {
-        Some(Value::String(_)) => Ok(()),
-        Some(Value::Array(parts)) => {
-            // `output_text` too: clients send an assistant turn back as the API wrote it.
-            const PARTS: &[&str] = &["input_text", "input_image", "input_file", "output_text"];
-            for (j, part) in parts.iter().enumerate() {
-                let kind = part.get("type").and_then(Value::as_str);
-                if !kind.is_some_and(|k| PARTS.contains(&k)) {
-                    return Err(ApiError::validation(format!(
-                        "{at}.content[{j}]: a content part's type must be one of: {}",
-                        PARTS.join(" ")
-                    ))
-                    .param(format!("{at}.content[{j}].type")));
-                }
-            }
-            Ok(())
-        }
-        _ => Err(ApiError::validation(format!(
-            "{at}: a message needs `content` (a string or a list of content parts)"
-        ))
-        .param(format!("{at}.content"))),
-    }
-}
-
-/// The filters a `web_search` tool accepts.
-const SEARCH_FILTERS: &[&str] = &[
-    "search_domain_filter",
-    "search_recency_filter",
-    "search_after_date_filter",
-    "search_before_date_filter",
-    "last_updated_after_filter",
-    "last_updated_before_filter",
-];
-
-/// At most this many entries in `filters.search_domain_filter` (official notes).
-const MAX_SEARCH_DOMAINS: usize = 20;
-
-static SEARCH_DATE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"^(0?[1-9]|1[0-2])/(0?[1-9]|[12][0-9]|3[01])/[0-9]{4}$").ok());
-
-/// A `web_search` tool's options: its filters (recency wording as recorded live, dates
-/// `MM/DD/YYYY`, at most 20 domains, no unknown filter), `search_context_size` and
-/// `search_type`.
-fn check_web_search(i: usize, tool: &Value) -> Result<(), ApiError> {
-    let at = format!("tools[{i}]");
-    for (field, allowed) in [
-        ("search_context_size", &["low", "medium", "high"][..]),
-        ("search_type", &["web", "fast"][..]),
-    ] {
-        if let Some(value) = tool.get(field)
-            && !value.as_str().is_some_and(|v| allowed.contains(&v))
-        {
-            return Err(ApiError::validation(format!(
-                "{at}: {field} must be one of: {}",
-                allowed.join(" ")
-            ))
-            .param(format!("{at}.{field}")));
-        }
-    }
-    let Some(filters) = tool.get("filters").filter(|f| !f.is_null()) else {
-        return Ok(());
-    };
-    let Some(filters) = filters.as_object() else {
-        return Err(ApiError::validation(format!(
-            "{at}: filters must be an object of search filters"
-        ))
-        .param(format!("{at}.filters")));
-    };
-    for key in filters.keys() {
-        if !SEARCH_FILTERS.contains(&key.as_str()) {
-            return Err(unknown_field(key, &format!("{at}.filters.{key}")));
-        }
-    }
-    if let Some(recency) = filters
-        .get("search_recency_filter")
-        .filter(|v| !v.is_null())
-        && !recency
-            .as_str()
-            .is_some_and(|r| ["hour", "day", "week", "month", "year"].contains(&r))
-    {
-        // The live API's wording, recorded.
-        return Err(ApiError::validation(format!(
-            "{at}: search recency filter must be one of: hour day week month year"
-        ))
-        .param(format!("{at}.filters.search_recency_filter")));
-    }
-    if let Some(domains) = filters.get("search_domain_filter").filter(|v| !v.is_null()) {
-        let param = format!("{at}.filters.search_domain_filter");
-        let list = domains
-            .as_array()
-            .filter(|l| l.iter().all(Value::is_string));
-        let Some(list) = list else {
-            return Err(ApiError::new(
-                http::StatusCode::BAD_REQUEST,
-                "invalid_search_domain_filter",
-                format!("{param} must be a list of domains (prefix one with - to exclude it)"),
-            )
-            .param(param));
-        };
-        if list.len() > MAX_SEARCH_DOMAINS {
-            return Err(ApiError::new(
-                http::StatusCode::BAD_REQUEST,
-                "invalid_search_domain_filter",
-                format!(
-                    "{param} accepts at most {MAX_SEARCH_DOMAINS} domains, got {}",
-                    list.len()
-                ),
-            )
-            .param(param));
-        }
-    }
-    for field in &SEARCH_FILTERS[2..] {
-        let Some(value) = filters.get(*field).filter(|v| !v.is_null()) else {
-            continue;
-        };
-        let well_formed = value
-            .as_str()
-            .is_some_and(|d| SEARCH_DATE.as_ref().is_some_and(|re| re.is_match(d)));
-        if !well_formed {
-            let param = format!("{at}.filters.{field}");
-            return Err(ApiError::new(
-                http::StatusCode::BAD_REQUEST,
-                "invalid_date_format",
-                format!(
-                    "{param} must be a date in MM/DD/YYYY format (e.g. 03/01/2025), not {value}"
-                ),
-            )
-            .param(param));
-        }
-    }
-    Ok(())
-}
-
-fn check_tools(tools: &[Tool]) -> Result<(), ApiError> {
-    let servers = tools
-        .iter()
-        .filter(|t| matches!(t, Tool::Mcp(_) | Tool::Connector(_)))
-        .count();
-    if servers > MAX_MCP_SERVERS {
-        return Err(ApiError::validation(format!(
-            "at most {MAX_MCP_SERVERS} MCP servers (mcp and connector tools) per request, got {servers}"
-        ))
-        .param("tools"));
-    }
-    let mut labels: HashMap<&str, usize> = HashMap::new();
-    for (i, tool) in tools.iter().enumerate() {
-        let at = format!("tools[{i}]");
-        match tool {
-            Tool::Function { name, .. } if RESERVED_FUNCTION_NAMES.contains(&name.as_str()) => {
-                return Err(ApiError::validation(format!(
-                    "{at}: function name \"{name}\" is reserved for a built-in tool; rename the function"
-                ))
-                .param(format!("{at}.name")));
-            }
-            Tool::WebSearch {
-                max_results: Some(n),
-            } if !(1..=50).contains(n) => {
-                return Err(ApiError::validation(format!(
-                    "{at}: max_results must be between 1 and 50"
-                ))
-                .param(format!("{at}.max_results")));
-            }
-            Tool::FetchUrl { max_urls: Some(n) } if !(1..=10).contains(n) => {
-                return Err(ApiError::validation(format!(
-                    "{at}: max_urls must be between 1 and 10"
-                ))
-                .param(format!("{at}.max_urls")));
-            }
-            Tool::Mcp(mcp) => {
-                check_label(&mut labels, i, &mcp.server_label)?;
-                if !(mcp.server_url.starts_with("http://")
-                    || mcp.server_url.starts_with("https://"))
-                {
-                    return Err(ApiError::validation(format!(
-                        "{at}: server_url must be an http(s) URL of a Streamable HTTP MCP server"
-                    ))
-                    .param(format!("{at}.server_url")));
-                }
-            }
-            Tool::Connector(connector) => {
-                check_label(&mut labels, i, &connector.server_label)?;
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-fn check_label<'a>(
-    labels: &mut HashMap<&'a str, usize>,
-    i: usize,
-    label: &'a str,
-) -> Result<(), ApiError> {
-    let at = format!("tools[{i}]");
-    if !SERVER_LABEL.as_ref().is_some_and(|re| re.is_match(label)) {
-        return Err(ApiError::validation(format!(
-            "{at}: server_label \"{label}\" must match ^[a-zA-Z0-9_-]{{1,64}}$"
-        ))
-        .param(format!("{at}.server_label")));
-    }
-    if let Some(first) = labels.insert(label, i) {
-        return Err(ApiError::validation(format!(
-            "{at}: server_label \"{label}\" is already used by tools[{first}]; labels must be unique"
-        ))
-        .param(format!("{at}.server_label")));
     }
     Ok(())
 }

@@ -66,29 +66,7 @@ fn refusal(refusal: &crate::world::CreditRefusal) -> &'static str {
 
 /// Every Agent API response, newest first: id, owner, scenario, status and output items.
 pub(super) fn responses(app: &ControlState) -> Value {
-    let mut runs: Vec<Value> = app
-        .agent()
-        .listing()
-        .iter()
-        .map(|run| {
-            let snapshot = run.snapshot();
-            let terminal = run.state().terminal;
-            json!({
-                "id": run.id,
-                "account": run.account,
-                "scenario": run.scenario,
-                "stored": run.stored,
-                "terminal": terminal,
-                "status": snapshot.get("status"),
-                "model": snapshot.get("model"),
-                "created_at": snapshot.get("created_at"),
-                "output": snapshot.get("output"),
-                "error": snapshot.get("error"),
-            })
-        })
-        .collect();
-    runs.sort_by_key(|r| std::cmp::Reverse(r["created_at"].as_i64().unwrap_or(0)));
-    json!({ "responses": runs })
+    json!({ "responses": app.agent().summaries() })
 }
 
 /// Computer's threads.

@@ -1,6 +1,20 @@
 use serde_json::json;
 
 use super::*;
+use crate::agent::validate::read_input;
+use crate::agent::wire::approval::ApprovalPolicy;
+
+/// A request's `input`, read as validation reads it.
+fn typed_input(value: Value) -> Input {
+    read_input(&value).expect("a valid input").0
+}
+
+fn decisions(value: Value) -> Vec<ApprovalDecision> {
+    decisions_in_input(&typed_input(value))
+        .into_iter()
+        .map(|(_, decision)| decision.clone())
+        .collect()
+}
 
 fn policy(value: Value) -> ApprovalPolicy {
     ApprovalPolicy::from_request(Some(&value)).expect("valid policy")
@@ -145,9 +159,8 @@ fn decisions_are_read_from_input_with_their_reasons() {
         {"role": "user", "content": "still a message"},
         {"type": "mcp_approval_response", "approval_request_id": "mcpr_2", "approve": true},
     ]);
-    let decisions = decisions_in_input(&input).expect("valid");
     assert_eq!(
-        decisions,
+        decisions(input),
         vec![
             ApprovalDecision {
                 approval_request_id: "mcpr_1".into(),
@@ -157,11 +170,7 @@ fn decisions_are_read_from_input_with_their_reasons() {
             decision("mcpr_2", true),
         ]
     );
-    assert!(
-        decisions_in_input(&json!("hello"))
-            .expect("string input")
-            .is_empty()
-    );
+    assert!(decisions(json!("hello")).is_empty());
 }
 
 #[test]
@@ -190,7 +199,8 @@ fn malformed_decisions_are_errors_naming_the_item() {
     ];
     for (item, expected) in cases {
         let input = json!([{"role": "user", "content": "hi"}, item]);
-        let error = decisions_in_input(&input).expect_err("malformed");
+        let (_, error) = read_input(&input).expect("the rest of the input is valid");
+        let error = error.expect("malformed");
         assert!(
             matches!(error, ApprovalError::Malformed { index: 1, .. }),
             "{error:?}"
@@ -201,13 +211,13 @@ fn malformed_decisions_are_errors_naming_the_item() {
 }
 
 #[test]
-fn pending_requests_come_from_output_items_in_order() {
+fn pending_requests_come_from_history_items_in_order() {
     let output = json!([
         {"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "deepwiki", "tools": []},
         {"type": "mcp_approval_request", "id": "mcpr_a", "name": "ask_question", "server_label": "deepwiki", "arguments": "{\"q\":1}"},
         {"type": "mcp_approval_request", "id": "mcpr_b", "name": "slack_send_message", "server_label": "slack", "arguments": "{}", "connector_id": "connector_slack"},
     ]);
-    let pending = pending_in_history(&output);
+    let pending = pending_in_history(&typed_input(output));
     assert_eq!(pending.len(), 2);
     assert_eq!(pending[0].id, "mcpr_a");
     assert_eq!(pending[0].arguments, "{\"q\":1}");
@@ -225,6 +235,7 @@ fn zdr_history_keeps_calls_that_already_ran_out_of_pending_and_decisions() {
         {"type": "mcp_approval_request", "id": "mcpr_b", "name": "read_wiki_contents", "server_label": "deepwiki", "arguments": "{}"},
         {"type": "mcp_approval_response", "approval_request_id": "mcpr_b", "approve": false, "reason": "enough"},
     ]);
+    let input = typed_input(input);
     let pending = pending_in_history(&input);
     assert_eq!(
         pending.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
@@ -284,7 +295,7 @@ fn a_decision_for_an_unknown_request_is_refused() {
 
     let input =
         json!([{"type": "mcp_approval_response", "approval_request_id": "zzz", "approve": true}]);
-    let error = match_input(&[], &input).expect_err("nothing is pending");
+    let error = match_input(&[], &typed_input(input)).expect_err("nothing is pending");
     assert!(
         error
             .to_string()
@@ -301,7 +312,7 @@ fn two_decisions_for_one_request_are_refused() {
         {"type": "mcp_approval_response", "approval_request_id": "a", "approve": true},
         {"type": "mcp_approval_response", "approval_request_id": "a", "approve": false},
     ]);
-    let error = match_input(&[pending("a", "t1")], &input).expect_err("duplicate");
+    let error = match_input(&[pending("a", "t1")], &typed_input(input)).expect_err("duplicate");
     assert_eq!(
         error,
         ApprovalError::Duplicate {

@@ -126,7 +126,8 @@ fn a_search_without_a_match_finds_nothing() {
 fn a_search_namespace_has_the_tool_search_output_shape() {
     let catalog = managed_catalog("connector_slack").expect("catalog");
     let found = search_catalog(&catalog, "search public");
-    let namespace = search_namespace("slack", "Slack workspace", &found[..1]);
+    let namespace = serde_json::to_value(search_namespace("slack", "Slack workspace", &found[..1]))
+        .expect("the namespace renders");
     assert_eq!(namespace["type"], "namespace");
     assert_eq!(namespace["name"], "slack");
     assert_eq!(namespace["description"], "Slack workspace");

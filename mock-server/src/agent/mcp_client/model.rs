@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::agent::wire::items::{FunctionTool, ListedTool, ToolAnnotations};
+
 /// The protocol version offered in `initialize`.
 pub(crate) const PROTOCOL_VERSION: &str = "2025-11-25";
 /// Versions the client accepts when a server counter-offers: all share the tool messages used
@@ -39,28 +41,25 @@ pub(crate) struct RemoteTool {
 }
 
 impl RemoteTool {
-    /// The entry for `mcp_list_tools.tools[]`: `{name, description?, input_schema, annotations?}`.
-    pub(crate) fn list_entry(&self) -> Value {
-        let mut entry = json!({"name": self.name});
-        if let Some(description) = &self.description {
-            entry["description"] = json!(description);
+    /// The entry for `mcp_list_tools.tools[]`.
+    pub(crate) fn listed(&self) -> ListedTool {
+        ListedTool {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            annotations: self
+                .read_only
+                .map(|read_only| ToolAnnotations { read_only }),
         }
-        entry["input_schema"] = self.input_schema.clone();
-        if let Some(read_only) = self.read_only {
-            entry["annotations"] = json!({"read_only": read_only});
-        }
-        entry
     }
 
-    /// The entry for a `tool_search_output` namespace's `tools[]`:
-    /// `{type: "function", name, description?, parameters}`.
-    pub(crate) fn function_entry(&self) -> Value {
-        let mut entry = json!({"type": "function", "name": self.name});
-        if let Some(description) = &self.description {
-            entry["description"] = json!(description);
+    /// The entry for a `tool_search_output` namespace's `tools[]`.
+    pub(crate) fn function_tool(&self) -> FunctionTool {
+        FunctionTool {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            parameters: self.input_schema.clone(),
         }
-        entry["parameters"] = self.input_schema.clone();
-        entry
     }
 }
 

@@ -356,7 +356,7 @@ async fn pages_are_followed_sse_answers_parsed_and_headers_sent() {
     assert_eq!(tools[1].read_only, None);
     assert_eq!(tools[2].read_only, Some(false));
     assert_eq!(
-        tools[0].list_entry(),
+        serde_json::to_value(tools[0].listed()).expect("the entry renders"),
         json!({"name": "echo", "description": "Echoes.", "input_schema": {"type": "object"},
                "annotations": {"read_only": true}})
     );

@@ -2,7 +2,7 @@
 //! search, its approval request, or its run and in-band error) and a function call (which
 //! pauses the turn until a continuation brings the function's output).
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use super::engine::{Engine, Flow};
 use super::honesty::Failure;
@@ -10,7 +10,9 @@ use super::sandbox::Command;
 use crate::agent::arguments::example_arguments;
 use crate::agent::store::{Pause, Pending};
 use crate::agent::tools::{self, Server};
-use crate::agent::wire::{Tool, call_token, new_id, user_text};
+use crate::agent::wire::ids::{call_token, new_id};
+use crate::agent::wire::items::{FunctionCall, ItemStatus, OutputItem};
+use crate::agent::wire::request::Tool;
 use crate::fixtures::AgentStep;
 use crate::world::ConnectorState;
 
@@ -55,9 +57,11 @@ impl Engine {
             // The connector could not be listed: the call the model makes comes back with the
             // connector's in-band error, and nothing runs.
             if let Some(name) = tool.as_deref() {
-                let arguments = arguments.clone().unwrap_or_else(|| json!({}));
-                let item = target.call_item(name, &arguments, None, Some(failure.clone()));
-                self.add_item(item);
+                let arguments = arguments
+                    .clone()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let call = target.call_item(name, &arguments, None, Some(failure.clone()));
+                self.add_item(OutputItem::McpCall(call));
             }
             self.failures.push(Failure::Call {
                 server: target.label.clone(),
@@ -92,7 +96,7 @@ impl Engine {
         let arguments = scripted.unwrap_or_else(|| {
             example_arguments(
                 &listed.input_schema,
-                &user_text(&self.setup.validated.request.input),
+                &self.setup.validated.input.user_text(),
             )
         });
         if target.deferred && !self.searched.contains(&target.label) {
@@ -133,7 +137,9 @@ impl Engine {
                 connector: target.connector_id.is_some(),
             });
         }
-        self.add_item(target.call_item(&name, &arguments, out, err));
+        self.add_item(OutputItem::McpCall(
+            target.call_item(&name, &arguments, out, err),
+        ));
         Flow::Next
     }
 
@@ -156,20 +162,20 @@ impl Engine {
             return Flow::Next;
         };
         let arguments = arguments.cloned().unwrap_or_else(|| {
+            // A function without `parameters` takes none.
+            let none = Value::Object(Map::new());
             example_arguments(
-                parameters.as_ref().unwrap_or(&json!({})),
-                &user_text(&self.setup.validated.request.input),
+                parameters.as_ref().unwrap_or(&none),
+                &self.setup.validated.input.user_text(),
             )
         });
-        let item = json!({
-            "type": "function_call",
-            "id": new_id("fc"),
-            "call_id": format!("call_{}", call_token()),
-            "name": function,
-            "arguments": arguments.to_string(),
-            "status": "completed",
-        });
-        self.add_item(item);
+        self.add_item(OutputItem::FunctionCall(FunctionCall {
+            id: new_id("fc"),
+            call_id: format!("call_{}", call_token()),
+            name: function,
+            arguments: arguments.to_string(),
+            status: ItemStatus::Completed,
+        }));
         Flow::Paused(Pause {
             turn: self.setup.turn,
             next_step: index + 1,

@@ -12,8 +12,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::history;
 use super::research;
 use super::setup::{Decided, Previous, Setup};
@@ -21,7 +19,9 @@ use crate::agent::approval;
 use crate::agent::error::ApiError;
 use crate::agent::store::{Pending, Store};
 use crate::agent::validate::Validated;
-use crate::agent::wire::{Tool, first_user_text};
+use crate::agent::wire::items::OutputItem;
+use crate::agent::wire::request::{Input, InputItem, Tool};
+use crate::agent::wire::response::Status;
 use crate::fixtures::{AgentScript, Catalog, DEFAULT_AGENT_SCENARIO, LoadedAgentScenario};
 use crate::world::Account;
 
@@ -33,19 +33,17 @@ pub(crate) fn continuation(
     account: &Arc<Account>,
     validated: Validated,
 ) -> Result<Setup, ApiError> {
-    let input = validated.request.input.clone();
-    // A malformed decision is refused before anything else is looked at.
-    approval::decisions_in_input(&input)
-        .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
+    // (A malformed decision was refused with the request.)
+    let input = &validated.input;
     // Zero data retention: nothing is kept for a later GET, whatever `store` asked.
     let stored = validated.request.store != Some(false) && !account.agent_api.zero_data_retention;
-    let items: &[Value] = input.as_array().map(Vec::as_slice).unwrap_or_default();
+    let items = input.items();
     let Some(previous_id) = validated.request.previous_response_id.clone() else {
-        let loaded = catalog.agent_route(&first_user_text(&input));
+        let loaded = catalog.agent_route(&input.first_user_text());
         let script = script_for(&loaded, &validated);
-        let pending = approval::pending_in_history(&input);
-        let decisions = match_all(&pending, &input)?;
-        let at = history::position(&script.turns, &input);
+        let pending = approval::pending_in_history(input);
+        let decisions = match_all(&pending, input)?;
+        let at = history::position(&script.turns, input);
         let previous = previous_result(items, &[]);
         return Ok(Setup {
             account: Arc::clone(account),
@@ -75,23 +73,13 @@ pub(crate) fn continuation(
     let (status, pause, turn, output) = {
         let state = previous.state();
         (
-            state
-                .response
-                .get("status")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
+            state.response.status.clone(),
             state.pause.clone(),
             state.turn,
-            state
-                .response
-                .get("output")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
+            state.response.output.clone(),
         )
     };
-    if status != "completed" {
+    if status != Status::Completed {
         return Err(ApiError::invalid_request(format!(
             "invalid request: the previous response is {status}; only a completed response can be continued"
         ))
@@ -101,21 +89,22 @@ pub(crate) fn continuation(
         .agent_get(&previous.scenario)
         .unwrap_or_else(|| catalog.agent_route(""));
     // A new user message moves the conversation on to the next turn.
-    let new_message = input.is_string() || items.iter().any(history::is_user_message);
+    let new_message =
+        matches!(input, Input::Text(_)) || items.iter().any(InputItem::is_user_message);
     let (turn, next_step, decisions) = match pause {
         Some(pause) => {
-            let decisions = match_all(&pause.approvals, &input)?;
+            let decisions = match_all(&pause.approvals, input)?;
             if new_message {
                 (pause.turn + 1, 0, decisions)
             } else {
                 (pause.turn, pause.next_step, decisions)
             }
         }
-        None => (turn + 1, 0, match_all(&[], &input)?),
+        None => (turn + 1, 0, match_all(&[], input)?),
     };
     let mut result = previous_result(items, &output);
     if result.output.is_empty()
-        && let Some((tool, text)) = history::last_result(&output, &[])
+        && let Some((tool, text)) = history::last_call_result(&output)
     {
         result.tool = tool;
         result.output = text;
@@ -149,23 +138,20 @@ fn script_for(loaded: &LoadedAgentScenario, validated: &Validated) -> Arc<AgentS
         // A continuation bringing a function's output lines up with the script that called it,
         // even if it does not send the tool again.
         functions: offers(|t| matches!(t, Tool::Function { .. }))
-            || request.input.as_array().is_some_and(|items| {
-                items.iter().any(|i| {
-                    matches!(
-                        i.get("type").and_then(Value::as_str),
-                        Some("function_call" | "function_call_output")
-                    )
-                })
+            || validated.input.items().iter().any(|i| {
+                matches!(
+                    i,
+                    InputItem::FunctionCall(_) | InputItem::FunctionCallOutput(_)
+                )
             }),
     };
-    let input = first_user_text(&request.input);
-    research::script(preset, &input, offered)
-        .map(Arc::new)
-        .unwrap_or_else(|| loaded.script.clone())
+    let input = validated.input.first_user_text();
+    Arc::new(research::script(preset, &input, offered))
 }
 
-/// The tool result the request's own items leave the model with.
-fn previous_result(items: &[Value], earlier: &[Value]) -> Previous {
+/// The tool result the request's own items leave the model with (none: empty, and
+/// `{tool_output}` reads as nothing).
+fn previous_result(items: &[InputItem], earlier: &[OutputItem]) -> Previous {
     let (tool, output) = history::last_result(items, earlier).unwrap_or_default();
     Previous {
         output,
@@ -175,7 +161,7 @@ fn previous_result(items: &[Value], earlier: &[Value]) -> Previous {
 }
 
 /// One decision per pending request, else 400 `invalid_request` naming the item.
-fn match_all(pending: &[Pending], input: &Value) -> Result<Vec<Decided>, ApiError> {
+fn match_all(pending: &[Pending], input: &Input) -> Result<Vec<Decided>, ApiError> {
     let matched = approval::match_input(pending, input)
         .map_err(|e| ApiError::invalid_request(e.to_string()).param(e.param()))?;
     Ok(matched

@@ -3,12 +3,14 @@
 //! `headers`, "not from the request that proposed the call") and becomes an `mcp_call` with
 //! the request's `approval_request_id`; a denied one does not run, and the model knows why.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use super::engine::{Engine, Flow};
 use super::honesty::Failure;
 use crate::agent::error::ApiError;
 use crate::agent::tools::Server;
+use crate::agent::wire::items::OutputItem;
+use crate::agent::wire::response::RunError;
 
 impl Engine {
     /// Runs the approved calls in order; `Flow::Refused` when one needs a server this request
@@ -41,14 +43,12 @@ impl Engine {
                     decided.pending.server_label
                 );
                 self.run.state().sync_error = Some(ApiError::invalid_request(message.clone()));
-                return Flow::Refused(json!({
-                    "code": "invalid_request",
-                    "message": message,
-                    "type": "invalid_request",
-                }));
+                return Flow::Refused(RunError::new("invalid_request", message, "invalid_request"));
             };
-            let arguments: Value =
-                serde_json::from_str(&decided.pending.arguments).unwrap_or_else(|_| json!({}));
+            // Arguments that are not JSON (a history item's, as the client sent it) call the
+            // tool with none.
+            let arguments: Value = serde_json::from_str(&decided.pending.arguments)
+                .unwrap_or_else(|_| Value::Object(Map::new()));
             let (output, error) = server
                 .call(&decided.pending.name, &arguments, None, None)
                 .await;
@@ -62,11 +62,9 @@ impl Engine {
                     connector: server.connector_id.is_some(),
                 });
             }
-            let mut item = server.call_item(&decided.pending.name, &arguments, output, error);
-            if let Some(map) = item.as_object_mut() {
-                map.insert("approval_request_id".into(), json!(decided.pending.id));
-            }
-            self.add_item(item);
+            let mut call = server.call_item(&decided.pending.name, &arguments, output, error);
+            call.approval_request_id = Some(decided.pending.id.clone());
+            self.add_item(OutputItem::McpCall(call));
         }
         Flow::Next
     }

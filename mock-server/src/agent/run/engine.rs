@@ -12,15 +12,16 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use super::honesty::Failure;
 use super::response::initial_response;
 use super::setup::Setup;
 use crate::agent::error::ApiError;
 use crate::agent::store::{Pause, Pending, Run, Store};
 use crate::agent::tools::{self, Server};
-use crate::agent::wire::{Tool, new_id};
+use crate::agent::wire::events::Event;
+use crate::agent::wire::ids::new_id;
+use crate::agent::wire::request::Tool;
+use crate::agent::wire::response::{RunError, Status};
 use crate::clock::{Clock, Pacer};
 use crate::fixtures::{AgentScript, AgentStep, AgentTurn, EndStatus};
 
@@ -30,16 +31,19 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
     let id = new_id("resp");
     let created = clock.now();
     let background = request.background == Some(true);
-    let status = if background { "queued" } else { "in_progress" };
+    let status = if background {
+        Status::Queued
+    } else {
+        Status::InProgress
+    };
     let response = initial_response(
-        &id,
+        id,
         &setup.validated,
         created.timestamp(),
         status,
         setup.stored,
     );
     let run = Arc::new(Run::new(
-        id,
         setup.account.id.clone(),
         setup.stored,
         setup.scenario.0.clone(),
@@ -60,7 +64,7 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
             forgotten.forget();
         });
     }
-    run.emit("response.created", json!({"response": run.snapshot()}));
+    run.emit(Event::Created(Box::new(run.snapshot())));
     let engine = Engine::new(clock, pacer, run.clone(), setup, created);
     tokio::spawn(engine.drive());
     run
@@ -123,11 +127,11 @@ pub(super) enum Flow {
     Paused(Pause),
     /// A cancel arrived.
     Cancelled,
-    /// The run fails with this `error` object after the model ran.
-    Failed(Value),
-    /// The run fails with this `error` object before any model ran (a discovery failure, a
+    /// The run fails with this `error` after the model ran.
+    Failed(RunError),
+    /// The run fails with this `error` before any model ran (a discovery failure, a
     /// continuation refused at run start): no usage, no cost.
-    Refused(Value),
+    Refused(RunError),
 }
 
 impl Engine {
@@ -140,8 +144,7 @@ impl Engine {
     ) -> Self {
         let request = &setup.validated.request;
         // `tool_choice: "none"` keeps the model off its tools, like `max_tool_calls: 0`.
-        let tools_off = setup.validated.raw.get("tool_choice") == Some(&json!("none"));
-        let max_tool_calls = if tools_off {
+        let max_tool_calls = if request.tools_off() {
             Some(0)
         } else {
             request.max_tool_calls
@@ -199,11 +202,9 @@ impl Engine {
         if self.setup.validated.request.background == Some(true) && self.wait(script.queued).await {
             return Flow::Cancelled;
         }
-        self.set_status("in_progress");
-        self.run.emit(
-            "response.in_progress",
-            json!({"response": self.run.snapshot()}),
-        );
+        self.set_status(Status::InProgress);
+        self.run
+            .emit(Event::InProgress(Box::new(self.run.snapshot())));
         let servers =
             match tools::discover(&self.setup.validated, &self.setup.account, &script).await {
                 Ok(servers) => servers,
@@ -213,11 +214,11 @@ impl Engine {
                         "external_connector_error",
                         failure.clone(),
                     ));
-                    return Flow::Refused(json!({
-                        "code": "discovery_failed",
-                        "message": failure,
-                        "type": "external_connector_error",
-                    }));
+                    return Flow::Refused(RunError::new(
+                        "discovery_failed",
+                        failure,
+                        "external_connector_error",
+                    ));
                 }
             };
         for server in &servers {
@@ -275,12 +276,14 @@ impl Engine {
             }
         }
         if turn.end.status == EndStatus::Failed {
-            return Flow::Failed(json!({
-                "code": turn.end.error_code.clone().unwrap_or_else(|| "model_error".into()),
-                "message": turn.end.error_message.clone()
-                    .unwrap_or_else(|| "the model failed to produce a response".into()),
-                "type": turn.end.error_type.clone().unwrap_or_else(|| "internal_error".into()),
-            }));
+            let end = &turn.end;
+            return Flow::Failed(RunError::new(
+                end.error_code.as_deref().unwrap_or("model_error"),
+                end.error_message
+                    .as_deref()
+                    .unwrap_or("the model failed to produce a response"),
+                end.error_type.as_deref().unwrap_or("internal_error"),
+            ));
         }
         Flow::Next
     }
@@ -300,7 +303,7 @@ impl Engine {
 
     /// The limit that stops the next tool step, as the answer names it.
     pub(super) fn cap(&self) -> String {
-        if self.setup.validated.raw.get("tool_choice") == Some(&json!("none")) {
+        if self.setup.validated.request.tools_off() {
             "tool_choice none".to_owned()
         } else {
             match self.max_tool_calls {
@@ -360,8 +363,8 @@ impl Engine {
         }
     }
 
-    pub(super) fn set_status(&self, status: &str) {
-        self.run.state().response["status"] = json!(status);
+    pub(super) fn set_status(&self, status: Status) {
+        self.run.state().response.status = status;
     }
 }
 

@@ -4,12 +4,15 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use super::engine::Engine;
 use super::response::shown_model;
 use super::usage::{self, Consumed};
 use crate::agent::store::Pause;
+use crate::agent::wire::events::Event;
+use crate::agent::wire::response::{
+    IncompleteDetails, IncompleteReason, ResponseError, RunError, Status,
+};
+use crate::agent::wire::usage::Usage;
 use crate::fixtures::EndStatus;
 
 /// How long a cancelled run takes to stop after the cancel was acknowledged.
@@ -22,49 +25,64 @@ impl Engine {
         let script = self.script();
         let end = self.turn().map(|t| t.end.status).unwrap_or_default();
         let incomplete = pause.is_none() && end == EndStatus::Incomplete;
-        let usage = self.usage();
+        let usage = match self.usage() {
+            Ok(usage) => usage,
+            Err(error) => return self.end_failed(error, false),
+        };
         let model = shown_model(&self.setup.validated, true, script.served_model.as_deref());
         let now = self.clock.now().timestamp();
-        {
+        let snapshot = {
             let mut state = self.run.state();
             state.pause = pause;
             let response = &mut state.response;
-            response["model"] = json!(model);
-            response["usage"] = usage;
+            response.model = model;
+            response.usage = Some(usage);
             if incomplete {
-                response["status"] = json!("incomplete");
-                response["incomplete_details"] = json!({"reason": "max_output_tokens"});
+                response.status = Status::Incomplete;
+                response.incomplete_details = Some(IncompleteDetails {
+                    reason: IncompleteReason::MaxOutputTokens,
+                });
             } else {
-                response["status"] = json!("completed");
-                response["completed_at"] = json!(now);
+                response.status = Status::Completed;
+                response.completed_at = Some(now);
             }
-        }
-        let kind = if incomplete {
-            "response.incomplete"
-        } else {
-            "response.completed"
+            Box::new(response.clone())
         };
-        self.run
-            .emit(kind, json!({"response": self.run.snapshot()}));
+        self.run.emit(if incomplete {
+            Event::Incomplete(snapshot)
+        } else {
+            Event::Completed(snapshot)
+        });
     }
 
     /// Ends the run `failed`; its `usage` counts what the model read and wrote, or is `null`
     /// when no model ran.
-    pub(super) fn end_failed(&mut self, error: Value, model_ran: bool) {
-        let usage = if model_ran { self.usage() } else { Value::Null };
-        {
+    pub(super) fn end_failed(&mut self, mut error: RunError, model_ran: bool) {
+        let usage = if model_ran {
+            match self.usage() {
+                Ok(usage) => Some(usage),
+                Err(unmeasured) => {
+                    error = unmeasured;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let snapshot = {
             let mut state = self.run.state();
             let response = &mut state.response;
-            response["status"] = json!("failed");
-            response["error"] = error.clone();
+            response.status = Status::Failed;
+            response.error = Some(ResponseError::Run(error.clone()));
             // `completed_at` marks completion only: the recorded incomplete and cancelled
             // responses keep it null, and so does a failed one.
-            response["usage"] = usage;
-        }
-        self.run.emit(
-            "response.failed",
-            json!({"error": error, "response": self.run.snapshot()}),
-        );
+            response.usage = usage;
+            Box::new(response.clone())
+        };
+        self.run.emit(Event::Failed {
+            error,
+            response: snapshot,
+        });
     }
 
     /// Ends the run `cancelled`, shortly after the cancel was acknowledged, with the recorded
@@ -78,41 +96,40 @@ impl Engine {
             crate::clock::to_chrono(CANCEL_LATENCY),
         );
         self.sleep_until(stopped).await;
-        {
+        let snapshot = {
             let mut state = self.run.state();
             let response = &mut state.response;
-            response["status"] = json!("cancelled");
-            response["error"] =
-                json!({"code": "cancelled", "message": "cancelled", "type": "cancelled"});
-            response["incomplete_details"] = json!({"reason": "cancelled"});
-            response["usage"] = Value::Null;
-        }
-        self.run.emit(
-            "response.cancelled",
-            json!({"response": self.run.snapshot()}),
-        );
+            response.status = Status::Cancelled;
+            response.error = Some(ResponseError::Run(RunError::new(
+                "cancelled",
+                "cancelled",
+                "cancelled",
+            )));
+            response.incomplete_details = Some(IncompleteDetails {
+                reason: IncompleteReason::Cancelled,
+            });
+            response.usage = None;
+            Box::new(response.clone())
+        };
+        self.run.emit(Event::Cancelled(snapshot));
     }
 
-    /// The run's `usage`, from what it read and wrote so far.
-    fn usage(&self) -> Value {
+    /// The run's `usage`, from what it read and wrote so far; an error (for the run to fail
+    /// with) when its output could not be measured.
+    fn usage(&self) -> Result<Usage, RunError> {
         let served = shown_model(
             &self.setup.validated,
             true,
             self.script().served_model.as_deref(),
         );
         let state = self.run.state();
-        let output = state
-            .response
-            .get("output")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
         usage::usage(&Consumed {
             validated: &self.setup.validated,
             served_model: &served,
             tool_chars: self.tool_chars,
-            output,
+            output: &state.response.output,
             billing: &self.billing,
         })
+        .map_err(|e| RunError::unmeasured(&e))
     }
 }

@@ -7,8 +7,8 @@
 //! it already got. A turn whose last user message is followed by nothing the model wrote starts
 //! at its first step.
 
-use serde_json::Value;
-
+use crate::agent::wire::items::OutputItem;
+use crate::agent::wire::request::{Input, InputItem};
 use crate::fixtures::{AgentStep, AgentTurn};
 
 /// The turn a request plays and the step it starts at.
@@ -20,22 +20,16 @@ pub(crate) struct Position {
     pub(crate) next_step: usize,
 }
 
-/// True when `item` is a message from the user (a typed `message`, or a bare `{role, content}`).
-pub(crate) fn is_user_message(item: &Value) -> bool {
-    let typed = item.get("type").and_then(Value::as_str);
-    typed.is_none_or(|t| t == "message") && item.get("role").and_then(Value::as_str) == Some("user")
-}
-
 /// Where a request whose `input` is `input` stands in a conversation scripted by `turns`.
-pub(crate) fn position(turns: &[AgentTurn], input: &Value) -> Position {
-    let Some(items) = input.as_array() else {
+pub(crate) fn position(turns: &[AgentTurn], input: &Input) -> Position {
+    let Input::Items(items) = input else {
         return Position {
             turn: 0,
             next_step: 0,
         };
     };
     let users: Vec<usize> = (0..items.len())
-        .filter(|&i| is_user_message(&items[i]))
+        .filter(|&i| items[i].is_user_message())
         .collect();
     let (turn, after) = match users.last() {
         Some(&last) => (users.len() - 1, &items[last + 1..]),
@@ -53,27 +47,29 @@ pub(crate) fn position(turns: &[AgentTurn], input: &Value) -> Position {
 
 /// How many of `steps` the model's items in `written` account for: each item the model wrote
 /// is matched to the next step that writes its kind, and the turn resumes after the last one.
-fn steps_done(steps: &[AgentStep], written: &[Value]) -> usize {
+fn steps_done(steps: &[AgentStep], written: &[InputItem]) -> usize {
     let requested: Vec<&str> = written
         .iter()
-        .filter(|i| kind(i) == Some("mcp_approval_request"))
-        .filter_map(|i| i.get("id").and_then(Value::as_str))
+        .filter_map(|item| match item {
+            InputItem::McpApprovalRequest(request) => Some(request.id.as_str()),
+            _ => None,
+        })
         .collect();
     let mut cursor = 0;
     for item in written {
-        let wanted = match kind(item) {
-            Some("function_call") => Wanted::Function,
-            Some("mcp_approval_request") => Wanted::Mcp,
+        let wanted = match item {
+            InputItem::FunctionCall(_) => Wanted::Function,
+            InputItem::McpApprovalRequest(_) => Wanted::Mcp,
             // The run of an approved request belongs to the request's step, matched already.
-            Some("mcp_call")
-                if item
-                    .get("approval_request_id")
-                    .and_then(Value::as_str)
+            InputItem::McpCall(call)
+                if call
+                    .approval_request_id
+                    .as_deref()
                     .is_some_and(|id| requested.contains(&id)) =>
             {
                 continue;
             }
-            Some("mcp_call") => Wanted::Mcp,
+            InputItem::McpCall(_) => Wanted::Mcp,
             _ => continue,
         };
         let Some(offset) = steps[cursor.min(steps.len())..]
@@ -90,58 +86,50 @@ fn steps_done(steps: &[AgentStep], written: &[Value]) -> usize {
 /// The last tool result in `items` (a `function_call_output`, or an `mcp_call`'s `output`),
 /// naming its tool; a function's name is looked up by `call_id` in `items`, then in `earlier`
 /// (the output of the response a continuation names).
-pub(crate) fn last_result(items: &[Value], earlier: &[Value]) -> Option<(String, String)> {
-    items.iter().rev().find_map(|item| match kind(item) {
-        Some("function_call_output") => {
-            let output = output_text(item.get("output")?)?;
-            let call_id = item.get("call_id").and_then(Value::as_str);
-            let name = items
-                .iter()
-                .chain(earlier)
-                .filter(|i| kind(i) == Some("function_call"))
-                .find(|i| i.get("call_id").and_then(Value::as_str) == call_id)
-                .and_then(|i| i.get("name").and_then(Value::as_str))
-                .unwrap_or("the function");
-            Some((name.to_owned(), output))
+pub(crate) fn last_result(items: &[InputItem], earlier: &[OutputItem]) -> Option<(String, String)> {
+    items.iter().rev().find_map(|item| match item {
+        InputItem::FunctionCallOutput(output) => {
+            let sent = items.iter().find_map(|i| match i {
+                InputItem::FunctionCall(call) if call.call_id == output.call_id => {
+                    Some(call.name.as_str())
+                }
+                _ => None,
+            });
+            let written = || {
+                earlier.iter().find_map(|i| match i {
+                    OutputItem::FunctionCall(call) if call.call_id == output.call_id => {
+                        Some(call.name.as_str())
+                    }
+                    _ => None,
+                })
+            };
+            let name = sent.or_else(written).unwrap_or("the function");
+            Some((name.to_owned(), output.output.all_text()))
         }
-        Some("mcp_call") => {
-            let output = item.get("output").and_then(Value::as_str)?;
-            let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
-            Some((name.to_owned(), output.to_owned()))
-        }
+        InputItem::McpCall(call) => Some((call.name.clone(), call.output.clone()?)),
+        _ => None,
+    })
+}
+
+/// The last `mcp_call` that returned something in `output` (a previous response's), naming its
+/// tool.
+pub(crate) fn last_call_result(output: &[OutputItem]) -> Option<(String, String)> {
+    output.iter().rev().find_map(|item| match item {
+        OutputItem::McpCall(call) => Some((call.name.clone(), call.output.clone()?)),
         _ => None,
     })
 }
 
 /// True when `items` bring a function's output after their last user message: the model
 /// answers from it in this request.
-pub(crate) fn brings_function_output(items: &[Value]) -> bool {
+pub(crate) fn brings_function_output(items: &[InputItem]) -> bool {
     let start = items
         .iter()
-        .rposition(is_user_message)
+        .rposition(InputItem::is_user_message)
         .map_or(0, |last| last + 1);
     items[start..]
         .iter()
-        .any(|i| kind(i) == Some("function_call_output"))
-}
-
-/// A `function_call_output`'s output: a string, or the text of its content parts.
-fn output_text(output: &Value) -> Option<String> {
-    match output {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(parts) => Some(
-            parts
-                .iter()
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
-        _ => None,
-    }
-}
-
-fn kind(item: &Value) -> Option<&str> {
-    item.get("type").and_then(Value::as_str)
+        .any(|i| matches!(i, InputItem::FunctionCallOutput(_)))
 }
 
 enum Wanted {
@@ -160,9 +148,15 @@ impl Wanted {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+
+    /// Where a request with this `input` (read as validation reads it) stands.
+    fn position(turns: &[AgentTurn], input: &Value) -> Position {
+        let (input, _) = crate::agent::validate::read_input(input).expect("a valid input");
+        super::position(turns, &input)
+    }
 
     fn turns(value: Value) -> Vec<AgentTurn> {
         serde_json::from_value(value).expect("turns")

@@ -1,90 +1,72 @@
 //! Writing output items: each appears in the snapshot `GET` shows and in the stream as
 //! `response.output_item.added` then `.done`; a message streams its text as deltas between.
 
-use serde_json::{Value, json};
-
 use super::engine::Engine;
-use crate::agent::wire::new_id;
+use crate::agent::wire::events::Event;
+use crate::agent::wire::ids::new_id;
+use crate::agent::wire::items::{Annotation, ItemStatus, Message, OutputContent, OutputItem};
 
 impl Engine {
     /// Adds an item: `output_item.added`, then `output_item.done`.
-    pub(super) fn add_item(&self, item: Value) {
-        let index = self.push_output(item.clone());
-        self.run.emit(
-            "response.output_item.added",
-            json!({"item": item, "output_index": index}),
-        );
-        self.run.emit(
-            "response.output_item.done",
-            json!({"item": item, "output_index": index}),
-        );
+    pub(super) fn add_item(&self, item: OutputItem) {
+        let output_index = self.push_output(item.clone());
+        self.run.emit(Event::OutputItemAdded {
+            item: item.clone(),
+            output_index,
+        });
+        self.run.emit(Event::OutputItemDone { item, output_index });
     }
 
-    fn push_output(&self, item: Value) -> usize {
-        let mut state = self.run.state();
-        let output = state
-            .response
-            .get_mut("output")
-            .and_then(Value::as_array_mut);
-        match output {
-            Some(output) => {
-                output.push(item);
-                output.len() - 1
-            }
-            None => 0,
-        }
+    fn push_output(&self, item: OutputItem) -> usize {
+        let output = &mut self.run.state().response.output;
+        output.push(item);
+        output.len() - 1
     }
 
     /// A message item streamed word by word; a `cut` one (the output cap stopped it) ends
     /// with `status: incomplete`.
     pub(super) fn message(&mut self, text: &str, cut: bool) {
         let id = new_id("msg");
-        let mut item = json!({
-            "type": "message",
-            "id": id,
-            "role": "assistant",
-            "status": "in_progress",
-            "content": [],
+        let mut message = Message::started(id.clone());
+        let output_index = self.push_output(OutputItem::Message(message.clone()));
+        self.run.emit(Event::OutputItemAdded {
+            item: OutputItem::Message(message.clone()),
+            output_index,
         });
-        let index = self.push_output(item.clone());
-        self.run.emit(
-            "response.output_item.added",
-            json!({"item": item, "output_index": index}),
-        );
         for delta in chunks(text) {
-            self.run.emit(
-                "response.output_text.delta",
-                json!({"item_id": id, "output_index": index, "content_index": 0, "delta": delta}),
-            );
+            self.run.emit(Event::OutputTextDelta {
+                item_id: id.clone(),
+                output_index,
+                content_index: 0,
+                delta,
+            });
         }
-        self.run.emit(
-            "response.output_text.done",
-            json!({"item_id": id, "output_index": index, "content_index": 0, "text": text}),
-        );
-        item["status"] = json!(if cut { "incomplete" } else { "completed" });
-        let annotations = citations(text, &self.sources);
-        item["content"] =
-            json!([{"type": "output_text", "text": text, "annotations": annotations}]);
-        if let Some(slot) = self
-            .run
-            .state()
-            .response
-            .get_mut("output")
-            .and_then(Value::as_array_mut)
-            .and_then(|o| o.get_mut(index))
-        {
+        self.run.emit(Event::OutputTextDone {
+            item_id: id,
+            output_index,
+            content_index: 0,
+            text: text.to_owned(),
+        });
+        message.status = if cut {
+            ItemStatus::Incomplete
+        } else {
+            ItemStatus::Completed
+        };
+        message.content = vec![OutputContent::OutputText {
+            text: text.to_owned(),
+            annotations: citations(text, &self.sources),
+        }];
+        let item = OutputItem::Message(message);
+        if let Some(slot) = self.run.state().response.output.get_mut(output_index) {
             *slot = item.clone();
         }
-        self.run.emit(
-            "response.output_item.done",
-            json!({"item": item, "output_index": index}),
-        );
+        self.run.emit(Event::OutputItemDone { item, output_index });
     }
 }
 
 /// The `url_citation` annotations of a text: one per `[n]` marker that names a source the run
 /// found (the nth search result), spanning the marker (character offsets).
-fn citations(text: &str, sources: &[(String, String)]) -> Vec<Value> {
+fn citations(text: &str, sources: &[(String, String)]) -> Vec<Annotation> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -101,13 +83,12 @@ fn citations(text: &str, sources: &[(String, String)]) -> Vec<Value> {
                 .and_then(|n| n.checked_sub(1))
                 .and_then(|n| sources.get(n))
             {
-                out.push(json!({
-                    "type": "url_citation",
-                    "url": url,
-                    "title": title,
-                    "start_index": i,
-                    "end_index": i + len + 2,
-                }));
+                out.push(Annotation::UrlCitation {
+                    url: url.clone(),
+                    title: title.clone(),
+                    start_index: i,
+                    end_index: i + len + 2,
+                });
             }
             i += len + 2;
             continue;
@@ -135,9 +116,7 @@ fn chunks(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
-    use super::{chunks, citations};
+    use super::{Annotation, chunks, citations};
 
     #[test]
     fn deltas_concatenate_back_to_the_text() {
@@ -153,10 +132,22 @@ mod tests {
             ("https://b.example/".to_owned(), "B".to_owned()),
         ];
         let found = citations("One [1], two [2], none [3], not [x] or [].", &sources);
-        assert_eq!(found.len(), 2);
-        assert_eq!(found[0]["url"], "https://a.example/");
-        assert_eq!(found[0]["start_index"], json!(4));
-        assert_eq!(found[0]["end_index"], json!(7));
-        assert_eq!(found[1]["title"], "B");
+        assert_eq!(
+            found,
+            [
+                Annotation::UrlCitation {
+                    url: "https://a.example/".into(),
+                    title: "A".into(),
+                    start_index: 4,
+                    end_index: 7,
+                },
+                Annotation::UrlCitation {
+                    url: "https://b.example/".into(),
+                    title: "B".into(),
+                    start_index: 13,
+                    end_index: 16,
+                },
+            ]
+        );
     }
 }

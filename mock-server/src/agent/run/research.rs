@@ -7,9 +7,10 @@
 //! once if the request offers `web_search`, and otherwise answers directly. A request offering
 //! a function tool gets it called first, and the answer comes from the output sent back.
 
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::time::Duration;
 
-use crate::fixtures::AgentScript;
+use crate::fixtures::{AgentScript, AgentStep, AgentTurn, ResultSpec, TurnEnd};
 
 /// How much research a run does: one row per preset, plus a plain model run.
 struct Depth {
@@ -145,7 +146,7 @@ pub(crate) struct Offered {
 
 /// The script of the default model for this request: `preset` is the request's `effort` or
 /// `preset`, `input` its user text.
-pub(crate) fn script(preset: Option<&str>, input: &str, offered: Offered) -> Option<AgentScript> {
+pub(crate) fn script(preset: Option<&str>, input: &str, offered: Offered) -> AgentScript {
     let depth = depth(preset);
     // Queries and source titles name the topic as typed; the answer quotes it.
     let topic = match topic(input) {
@@ -154,49 +155,51 @@ pub(crate) fn script(preset: Option<&str>, input: &str, offered: Offered) -> Opt
     };
     let slug = slug(&topic);
     let quoted = format!("“{topic}”");
-    let mut steps = vec![json!({
-        "type": "reasoning",
-        "thought": format!("Working out what to look up about {quoted}."),
-        "duration": format!("{}s", depth.plan),
-    })];
+    let mut steps = vec![AgentStep::Reasoning {
+        thought: format!("Working out what to look up about {quoted}."),
+        duration: seconds(depth.plan),
+    }];
     // A request offering a function tool gets it called (arguments fitting its schema) and
     // an answer from the output it sends back, whatever else the run does.
     if offered.functions {
-        steps.push(json!({"type": "function_call", "duration": "1s"}));
+        steps.push(AgentStep::FunctionCall {
+            name: None,
+            arguments: None,
+            duration: seconds(1),
+        });
     }
     let mut sentences = Vec::new();
     let mut source = 0;
     if offered.searches {
         for (round, (suffix, found, sentence)) in ROUNDS.iter().take(depth.rounds).enumerate() {
-            let results: Vec<Value> = found
+            let results: Vec<ResultSpec> = found
                 .iter()
                 .enumerate()
-                .map(|(i, (title, snippet))| {
-                    json!({
-                        "title": format!("{topic}: {title}"),
-                        "url": format!("https://example.com/{slug}/{}", round * 2 + i + 1),
-                        "snippet": snippet.replace("{topic}", &topic),
-                        "date": format!("2026-{:02}-{:02}", 11 - round, 3 + 5 * i),
-                    })
+                .map(|(i, (title, snippet))| ResultSpec {
+                    title: format!("{topic}: {title}"),
+                    url: format!("https://example.com/{slug}/{}", round * 2 + i + 1),
+                    snippet: snippet.replace("{topic}", &topic),
+                    date: Some(format!("2026-{:02}-{:02}", 11 - round, 3 + 5 * i)),
                 })
                 .collect();
-            steps.push(json!({
-                "type": "web_search",
-                "queries": [format!("{topic}{suffix}")],
-                "results": results,
-                "duration": format!("{}s", depth.search),
-            }));
-            if depth.reads && offered.reads {
-                let first = &results[0];
-                steps.push(json!({
-                    "type": "fetch_url",
-                    "contents": [{
-                        "title": first["title"],
-                        "url": first["url"],
-                        "snippet": first["snippet"],
-                    }],
-                    "duration": format!("{}s", depth.read),
-                }));
+            // Each round reads its first source.
+            let read = results.first().map(|first| ResultSpec {
+                date: None,
+                ..first.clone()
+            });
+            steps.push(AgentStep::WebSearch {
+                queries: vec![format!("{topic}{suffix}")],
+                results,
+                duration: seconds(depth.search),
+            });
+            if depth.reads
+                && offered.reads
+                && let Some(read) = read
+            {
+                steps.push(AgentStep::FetchUrl {
+                    contents: vec![read],
+                    duration: seconds(depth.read),
+                });
             }
             sentences.push(
                 sentence
@@ -218,19 +221,30 @@ pub(crate) fn script(preset: Option<&str>, input: &str, offered: Offered) -> Opt
             sentences.join(" ")
         )
     };
-    steps.push(json!({
-        "type": "message",
-        "text": text,
-        "tool_output_text": "{tool_name} returned: {tool_output}",
-        "duration": format!("{}s", depth.answer),
-    }));
-    let script = json!({
-        "queued": format!("{}s", depth.queued),
-        "turns": [{"steps": steps}],
+    steps.push(AgentStep::Message {
+        text,
+        denied_text: None,
+        tool_output_text: Some("{tool_name} returned: {tool_output}".to_owned()),
+        failed_text: None,
+        duration: seconds(depth.answer),
     });
-    // The JSON above has the shape `AgentScript` reads; should it ever not, the caller plays
-    // the catalog's default scenario instead.
-    serde_json::from_value(script).ok()
+    AgentScript {
+        served_model: None,
+        queued: seconds(depth.queued),
+        connectors: BTreeMap::new(),
+        discovery_failure: None,
+        connector_errors: BTreeMap::new(),
+        fault: None,
+        forget_after: None,
+        turns: vec![AgentTurn {
+            steps,
+            end: TurnEnd::default(),
+        }],
+    }
+}
+
+fn seconds(n: u64) -> Duration {
+    Duration::from_secs(n)
 }
 
 /// What the user asked about: the text without `#words`, on one line, at most 80 characters
@@ -269,7 +283,6 @@ fn slug(topic: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::AgentStep;
 
     const ALL: Offered = Offered {
         searches: true,
@@ -294,10 +307,10 @@ mod tests {
 
     #[test]
     fn deeper_presets_search_and_read_more() {
-        let fast = script(Some("fast"), "solar panels", ALL).expect("script");
-        let high = script(Some("high"), "solar panels", ALL).expect("script");
+        let fast = script(Some("fast"), "solar panels", ALL);
+        let high = script(Some("high"), "solar panels", ALL);
         assert_eq!(kinds(&fast), ["reasoning", "web_search", "message"]);
-        let old_name = script(Some("fast-search"), "solar panels", ALL).expect("script");
+        let old_name = script(Some("fast-search"), "solar panels", ALL);
         assert_eq!(kinds(&old_name), kinds(&fast));
         assert_eq!(
             kinds(&high),
@@ -320,14 +333,14 @@ mod tests {
             functions: true,
             ..Offered::default()
         };
-        let script = script(None, "weather in Oslo", offered).expect("script");
+        let script = script(None, "weather in Oslo", offered);
         assert_eq!(kinds(&script), ["reasoning", "function_call", "message"]);
     }
 
     #[test]
     fn without_search_the_answer_says_it_looked_nothing_up() {
-        let plain = script(None, "hi", Offered::default()).expect("script");
-        let untitled = script(None, "#agent-default", ALL).expect("script");
+        let plain = script(None, "hi", Offered::default());
+        let untitled = script(None, "#agent-default", ALL);
         let AgentStep::WebSearch { queries, .. } = &untitled.turns[0].steps[1] else {
             panic!("a search");
         };

@@ -5,12 +5,11 @@
 //! way `git` and `gh` fail without credentials, in the `sandbox_results` item ("failures appear
 //! as git or gh output").
 
-use serde_json::json;
-
 use super::engine::Engine;
 use super::honesty::Failure;
 use crate::agent::tools::Server;
-use crate::agent::wire::call_token;
+use crate::agent::wire::ids::call_token;
+use crate::agent::wire::items::{ItemStatus, Language, OutputItem, SandboxResults, SandboxRun};
 use crate::world::ConnectorState;
 
 /// One command run in the sandbox, as scripted.
@@ -72,22 +71,25 @@ impl Engine {
         };
         self.record_output("sandbox", Some(&stdout));
         let status = if exit_code == 0 {
-            "completed"
+            ItemStatus::Completed
         } else {
-            "failed"
+            ItemStatus::Failed
         };
-        self.add_item(json!({
-            "type": "sandbox_results",
-            "call_id": format!("call_{}", call_token()),
-            "code": command.code,
-            "language": if command.language == "bash" { "bash" } else { "python" },
-            "status": status,
-            "results": [{
-                "stdout": stdout,
-                "stderr": stderr,
-                "exit_code": exit_code,
-                "duration_ms": 1200,
-                "status": status,
+        self.add_item(OutputItem::SandboxResults(SandboxResults {
+            call_id: format!("call_{}", call_token()),
+            code: command.code.to_owned(),
+            language: if command.language == "bash" {
+                Language::Bash
+            } else {
+                Language::Python
+            },
+            status,
+            results: vec![SandboxRun {
+                stdout,
+                stderr,
+                exit_code,
+                duration_ms: 1200,
+                status,
             }],
         }));
     }

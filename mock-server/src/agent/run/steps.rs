@@ -1,15 +1,20 @@
 //! What each scripted step does: the events it streams and the output items it adds (or the
 //! pause it causes), given the tools the request enabled and the servers it discovered.
 
-use serde_json::{Value, json};
-
 use super::engine::{Engine, Flow};
 use super::honesty::{Failure, honest_answer};
 use super::sandbox::Command;
+use super::usage::written_len;
 use crate::agent::store::RunFile;
 use crate::agent::structured;
 use crate::agent::tools::{self, Server};
-use crate::agent::wire::{Tool, call_token, new_id, user_text};
+use crate::agent::wire::events::Event;
+use crate::agent::wire::ids::{call_token, new_id};
+use crate::agent::wire::items::{
+    FetchUrlResults, FetchedPage, OutputItem, SearchResult, SearchResults, ShareFile,
+};
+use crate::agent::wire::request::Tool;
+use crate::agent::wire::response::{ResponseError, RunError, ShownError, Status};
 use crate::fixtures::{AgentStep, ResultSpec};
 
 impl Engine {
@@ -22,10 +27,12 @@ impl Engine {
     ) -> Flow {
         match step {
             AgentStep::Reasoning { thought, .. } => {
-                self.run
-                    .emit("response.reasoning.started", json!({"thought": thought}));
-                self.run
-                    .emit("response.reasoning.stopped", json!({"thought": thought}));
+                self.run.emit(Event::ReasoningStarted {
+                    thought: thought.clone(),
+                });
+                self.run.emit(Event::ReasoningStopped {
+                    thought: thought.clone(),
+                });
             }
             AgentStep::WebSearch {
                 queries, results, ..
@@ -39,24 +46,26 @@ impl Engine {
                 self.sources
                     .extend(results.iter().map(|r| (r.url.clone(), r.title.clone())));
                 let results = search_results(results, first_id);
-                let text = user_text(&self.setup.validated.request.input);
+                let text = self.setup.validated.input.user_text();
                 let queries: Vec<String> = queries
                     .iter()
                     .map(|q| q.replace("{input}", &text))
                     .collect();
-                self.run.emit(
-                    "response.reasoning.search_queries",
-                    json!({"queries": queries}),
-                );
-                self.run.emit(
-                    "response.reasoning.search_results",
-                    json!({"results": results}),
-                );
-                self.tool_chars += results.to_string().len();
+                self.run.emit(Event::SearchQueries {
+                    queries: queries.clone(),
+                });
+                self.run.emit(Event::SearchResults {
+                    results: results.clone(),
+                });
+                match written_len(&results) {
+                    Ok(read) => self.tool_chars += read,
+                    Err(e) => return Flow::Failed(RunError::unmeasured(&e)),
+                }
                 *self.billing.entry("search_web").or_default() += 1;
-                self.add_item(
-                    json!({"type": "search_results", "results": results, "queries": queries}),
-                );
+                self.add_item(OutputItem::SearchResults(SearchResults {
+                    results,
+                    queries,
+                }));
             }
             AgentStep::FetchUrl { contents, .. } => {
                 if !self.has_tool(|t| matches!(t, Tool::FetchUrl { .. }))
@@ -64,22 +73,25 @@ impl Engine {
                 {
                     return Flow::Next;
                 }
-                let urls: Vec<&str> = contents.iter().map(|c| c.url.as_str()).collect();
-                let contents: Vec<Value> = contents
+                let urls: Vec<String> = contents.iter().map(|c| c.url.clone()).collect();
+                let contents: Vec<FetchedPage> = contents
                     .iter()
-                    .map(|c| json!({"url": c.url, "title": c.title, "snippet": c.snippet}))
+                    .map(|c| FetchedPage {
+                        url: c.url.clone(),
+                        title: c.title.clone(),
+                        snippet: c.snippet.clone(),
+                    })
                     .collect();
-                self.run.emit(
-                    "response.reasoning.fetch_url_queries",
-                    json!({"urls": urls}),
-                );
-                self.run.emit(
-                    "response.reasoning.fetch_url_results",
-                    json!({"contents": contents}),
-                );
-                self.tool_chars += Value::Array(contents.clone()).to_string().len();
+                self.run.emit(Event::FetchUrlQueries { urls });
+                self.run.emit(Event::FetchUrlResults {
+                    contents: contents.clone(),
+                });
+                match written_len(&contents) {
+                    Ok(read) => self.tool_chars += read,
+                    Err(e) => return Flow::Failed(RunError::unmeasured(&e)),
+                }
                 *self.billing.entry("fetch_url").or_default() += 1;
-                self.add_item(json!({"type": "fetch_url_results", "contents": contents}));
+                self.add_item(OutputItem::FetchUrlResults(FetchUrlResults { contents }));
             }
             AgentStep::ToolSearch {
                 server, queries, ..
@@ -128,13 +140,12 @@ impl Engine {
                     content: bytes::Bytes::from(content.clone()),
                     created_at: self.clock.now().timestamp(),
                 };
-                let item = json!({
-                    "type": "share_file",
-                    "call_id": format!("call_{}", call_token()),
-                    "file_id": file.id,
-                    "filename": file.filename,
-                    "size_bytes": file.content.len(),
-                    "url": format!("/v1/responses/{}/files/{}/content", self.run.id, file.id),
+                let item = OutputItem::ShareFile(ShareFile {
+                    call_id: format!("call_{}", call_token()),
+                    file_id: file.id.clone(),
+                    filename: file.filename.clone(),
+                    size_bytes: file.content.len(),
+                    url: format!("/v1/responses/{}/files/{}/content", self.run.id, file.id),
                 });
                 self.run.state().files.push(file);
                 self.add_item(item);
@@ -146,20 +157,20 @@ impl Engine {
             } => {
                 {
                     let mut state = self.run.state();
-                    state.response["status"] = json!(status);
+                    state.response.status = Status::from_word(status);
                     if let Some(error) = error {
-                        let mut shown = json!({"message": error.message, "type": error.kind});
-                        if let Some(code) = &error.code {
-                            shown["code"] = json!(code);
-                        }
-                        state.response["error"] = shown;
+                        state.response.error = Some(ResponseError::Shown(ShownError {
+                            message: error.message.clone(),
+                            kind: error.kind.clone(),
+                            code: error.code.clone(),
+                        }));
                     }
                 }
                 let cancelled = self.wait(*duration).await;
                 {
                     let mut state = self.run.state();
-                    state.response["status"] = json!("in_progress");
-                    state.response["error"] = Value::Null;
+                    state.response.status = Status::InProgress;
+                    state.response.error = None;
                 }
                 if cancelled {
                     return Flow::Cancelled;
@@ -192,17 +203,11 @@ impl Engine {
                     }
                 };
                 let text = text
-                    .replace("{input}", &user_text(&self.setup.validated.request.input))
+                    .replace("{input}", &self.setup.validated.input.user_text())
                     .replace("{tool_output}", &self.last_output)
                     .replace("{tool_name}", &self.last_tool);
                 // With a response_format the model answers with a document fitting the schema.
-                let schema = self
-                    .setup
-                    .validated
-                    .request
-                    .response_format
-                    .as_ref()
-                    .and_then(|f| f.pointer("/json_schema/schema"));
+                let schema = self.setup.validated.answer_schema.as_ref();
                 let text = schema.map_or(text.clone(), |s| structured::answer(s, &text));
                 let cut = self.cut_message == Some(index);
                 self.message(&text, cut);
@@ -214,24 +219,17 @@ impl Engine {
 
 /// A `search_results` item's results; their `id`s go on from the run's earlier searches, so a
 /// citation `[n]` names one source.
-fn search_results(results: &[ResultSpec], first_id: usize) -> Value {
-    Value::Array(
-        results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let mut v = json!({
-                    "id": first_id + i,
-                    "title": r.title,
-                    "url": r.url,
-                    "snippet": r.snippet,
-                    "source": "web",
-                });
-                if let Some(date) = &r.date {
-                    v["date"] = json!(date);
-                }
-                v
-            })
-            .collect(),
-    )
+fn search_results(results: &[ResultSpec], first_id: usize) -> Vec<SearchResult> {
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| SearchResult {
+            id: first_id + i,
+            title: r.title.clone(),
+            url: r.url.clone(),
+            snippet: r.snippet.clone(),
+            source: "web",
+            date: r.date.clone(),
+        })
+        .collect()
 }

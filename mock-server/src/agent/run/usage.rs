@@ -4,10 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 
 use crate::agent::models;
 use crate::agent::validate::Validated;
+use crate::agent::wire::items::OutputItem;
+use crate::agent::wire::usage::{
+    Cost, InputTokensDetails, OutputTokensDetails, Price, ToolCallDetail, Usage,
+};
 
 /// What a run read and wrote, for its `usage`.
 pub(super) struct Consumed<'a> {
@@ -18,23 +22,19 @@ pub(super) struct Consumed<'a> {
     /// Characters of tool output the model read (they count as input tokens).
     pub(super) tool_chars: usize,
     /// The output items written.
-    pub(super) output: &'a [Value],
+    pub(super) output: &'a [OutputItem],
     /// Billable tool invocations (`search_web`, `fetch_url`, `sandbox`).
     pub(super) billing: &'a BTreeMap<&'static str, u64>,
 }
 
-/// The `usage` object of a run that consumed this much.
-pub(super) fn usage(consumed: &Consumed<'_>) -> Value {
-    let request = &consumed.validated.request;
-    let input_chars = request.input.to_string().len()
-        + request.instructions.as_ref().map_or(0, String::len)
-        + consumed
-            .validated
-            .raw
-            .get("tools")
-            .map_or(0, |t| t.to_string().len());
-    let input_tokens = (1200 + (input_chars + consumed.tool_chars) / 4) as u64;
-    let output_chars: usize = consumed.output.iter().map(|i| i.to_string().len()).sum();
+/// The `usage` of a run that consumed this much (output is counted as the JSON it is written
+/// as, so measuring it fails only if writing it would).
+pub(super) fn usage(consumed: &Consumed<'_>) -> Result<Usage, serde_json::Error> {
+    let input_tokens = (1200 + (consumed.validated.read_chars + consumed.tool_chars) / 4) as u64;
+    let mut output_chars = 0;
+    for item in consumed.output {
+        output_chars += written_len(item)?;
+    }
     let output_tokens = (output_chars / 4) as u64;
     let cache_creation = input_tokens / 2;
     let model = models::find(consumed.served_model)
@@ -45,8 +45,8 @@ pub(super) fn usage(consumed: &Consumed<'_>) -> Value {
     let input_cost = round((input_tokens - cache_creation) as f64 * per_token(model.input));
     let cache_creation_cost = round(cache_creation as f64 * per_token(model.cache_write));
     let output_cost = round(output_tokens as f64 * per_token(model.output));
-    let mut details = Map::new();
-    let mut cost_details = Map::new();
+    let mut details = BTreeMap::new();
+    let mut cost_details = BTreeMap::new();
     let mut tool_cost = 0.0;
     for (key, count) in consumed.billing {
         let unit = match *key {
@@ -57,34 +57,60 @@ pub(super) fn usage(consumed: &Consumed<'_>) -> Value {
         let cost = round(unit * *count as f64);
         tool_cost += cost;
         details.insert(
-            (*key).into(),
-            json!({"cost_usd": models::number(cost), "invocation": count}),
+            *key,
+            ToolCallDetail {
+                cost_usd: Price(cost),
+                invocation: *count,
+            },
         );
-        cost_details.insert((*key).into(), models::number(cost));
+        cost_details.insert(*key, Price(cost));
     }
     let tool_cost = round(tool_cost);
-    json!({
-        "cost": {
-            "cache_creation_cost": models::number(cache_creation_cost),
-            "cache_read_cost": 0,
-            "currency": "USD",
-            "input_cost": models::number(input_cost),
-            "output_cost": models::number(output_cost),
-            "tool_calls_cost": models::number(tool_cost),
-            "tool_calls_cost_details": cost_details,
-            "total_cost": models::number(round(
-                input_cost + cache_creation_cost + output_cost + tool_cost
+    Ok(Usage {
+        cost: Cost {
+            cache_creation_cost: Price(cache_creation_cost),
+            cache_read_cost: 0,
+            currency: "USD",
+            input_cost: Price(input_cost),
+            output_cost: Price(output_cost),
+            tool_calls_cost: Price(tool_cost),
+            tool_calls_cost_details: cost_details,
+            total_cost: Price(round(
+                input_cost + cache_creation_cost + output_cost + tool_cost,
             )),
         },
-        "input_tokens": input_tokens,
-        "input_tokens_details": {
-            "cache_creation_input_tokens": cache_creation,
-            "cache_read_input_tokens": 0,
-            "cached_tokens": 0,
+        input_tokens,
+        input_tokens_details: InputTokensDetails {
+            cache_creation_input_tokens: cache_creation,
+            cache_read_input_tokens: 0,
+            cached_tokens: 0,
         },
-        "output_tokens": output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "tool_calls_details": details,
-        "total_tokens": input_tokens + output_tokens,
+        output_tokens,
+        output_tokens_details: OutputTokensDetails {
+            reasoning_tokens: 0,
+        },
+        tool_calls_details: details,
+        total_tokens: input_tokens + output_tokens,
     })
+}
+
+/// How long `value` is as written JSON (what the model read or wrote, in characters).
+pub(super) fn written_len<T: Serialize>(value: &T) -> Result<usize, serde_json::Error> {
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value)?;
+    Ok(counter.0)
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
