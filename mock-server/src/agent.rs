@@ -2,8 +2,10 @@
 //! stream and background mode, driven by a scripted model on the virtual clock, with
 //! connectors, remote MCP tools (a real MCP client) and approvals.
 //!
-//! `routes` serves the HTTP surface; `validate` applies the request rules; `run` plays a
-//! scenario's script and keeps the snapshot and event log that `stream` replays; `tools` wires
+//! `routes` extracts each request and calls `service`, the one door to behaviour, then
+//! `render` writes the typed answer; `wire` holds the serde types of everything the API reads
+//! and writes; `validate` reads a request once, applying the request rules; `run` plays a
+//! scenario's script and keeps the response and event log that `stream` replays; `tools` wires
 //! the request's MCP servers and connectors (through `mcp_client`, `connectors`, `approval`);
 //! `control` adds the Agent API's `/_mock` endpoint.
 
@@ -17,8 +19,10 @@ mod error;
 mod mcp_client;
 mod models;
 mod paths;
+mod render;
 mod routes;
 mod run;
+mod service;
 mod state;
 mod store;
 mod stream;

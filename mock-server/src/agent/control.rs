@@ -31,11 +31,8 @@ struct Refusal {
 
 /// `DELETE /_mock/agent/responses/{id}`: forgets the run; 404 when the mock holds no such id.
 pub(crate) async fn forget(State(agent): State<AgentState>, Path(id): Path<String>) -> Response {
-    match agent.agent().remove(&id) {
-        Some(run) => Json(Forgotten {
-            forgotten: run.id.clone(),
-        })
-        .into_response(),
+    match agent.service().forget(&id) {
+        Some(forgotten) => Json(Forgotten { forgotten }).into_response(),
         None => (
             StatusCode::NOT_FOUND,
             Json(Refusal {

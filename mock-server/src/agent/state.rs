@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use super::service::Service;
 use super::store::Store;
 use crate::clock::Clock;
 use crate::fixtures::Catalog;
@@ -13,7 +14,7 @@ use crate::http::auth::Authenticator;
 /// The Agent API surface's state; cheap to clone (one `Arc`).
 #[derive(Clone)]
 pub(crate) struct AgentState {
-    inner: Arc<AgentSetup>,
+    inner: Arc<Surface>,
 }
 
 /// What the Agent API surface stands on.
@@ -28,11 +29,26 @@ pub(crate) struct AgentSetup {
     pub(crate) catalog: Arc<Catalog>,
 }
 
+/// The surface: who may call it, and its behaviour.
+struct Surface {
+    authenticator: Authenticator,
+    service: Service,
+}
+
 impl AgentState {
     /// The surface's state on `setup`.
     pub(crate) fn new(setup: AgentSetup) -> Self {
+        let AgentSetup {
+            authenticator,
+            clock,
+            store,
+            catalog,
+        } = setup;
         Self {
-            inner: Arc::new(setup),
+            inner: Arc::new(Surface {
+                authenticator,
+                service: Service::new(clock, store, catalog),
+            }),
         }
     }
 
@@ -40,16 +56,9 @@ impl AgentState {
     pub(crate) fn authenticator(&self) -> &Authenticator {
         &self.inner.authenticator
     }
-    /// Virtual time.
-    pub(crate) fn clock(&self) -> &Clock {
-        &self.inner.clock
-    }
-    /// The responses the API holds.
-    pub(crate) fn agent(&self) -> &Store {
-        &self.inner.store
-    }
-    /// The scenarios responses follow.
-    pub(crate) fn catalog(&self) -> &Catalog {
-        &self.inner.catalog
+
+    /// The Agent API's behaviour, which every handler calls into.
+    pub(crate) fn service(&self) -> &Service {
+        &self.inner.service
     }
 }
