@@ -21,6 +21,7 @@
 //! - `session`: the client and one session over Streamable HTTP;
 //! - `legacy`: the legacy HTTP+SSE transport;
 //! - `model`: versions, servers, tools, call outcomes, time limits;
+//! - `jsonrpc`: the messages the client writes;
 //! - `error`: why talking to a server failed;
 //! - `server_request`, `deadline`: answering a server's requests, wall-clock limits.
 //!
@@ -28,6 +29,7 @@
 
 mod deadline;
 mod error;
+mod jsonrpc;
 mod legacy;
 mod model;
 mod server_request;

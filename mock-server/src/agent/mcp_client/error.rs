@@ -112,6 +112,24 @@ pub(crate) enum McpClientError {
         /// The version the server chose.
         version: String,
     },
+    /// The mock's HTTP client could not be set up, so nothing was sent.
+    #[error("the mock could not set up its HTTP client to reach the MCP server at {url}: {detail}")]
+    NoClient {
+        /// The server URL.
+        url: String,
+        /// Why.
+        detail: String,
+    },
+    /// The client could not write its own message (a bug in the mock, said in `detail`).
+    #[error("the mock could not write its {method} request for the MCP server at {url}: {detail}")]
+    Unwritable {
+        /// The server URL.
+        url: String,
+        /// The JSON-RPC method being written.
+        method: String,
+        /// Why.
+        detail: String,
+    },
 }
 
 impl McpClientError {
@@ -137,7 +155,9 @@ impl McpClientError {
             | Self::NotMcp { .. }
             | Self::Protocol { .. }
             | Self::Rpc { .. }
-            | Self::UnsupportedVersion { .. } => "CONNECTOR_INTERNAL_ERROR",
+            | Self::UnsupportedVersion { .. }
+            | Self::NoClient { .. }
+            | Self::Unwritable { .. } => "CONNECTOR_INTERNAL_ERROR",
         }
     }
 }
@@ -166,6 +186,7 @@ impl ServerUrl<'_> {
             .get(header::LOCATION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
+        // A body that cannot be read is quoted as nothing: the status is the error.
         let body = response.text().await.unwrap_or_default();
         let mut hint = match status.as_u16() {
             401 => {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 use reqwest::header::{self, HeaderMap, HeaderValue};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::deadline::with_deadline;
 use super::error::{McpClientError, ServerUrl, snippet};
@@ -94,6 +94,7 @@ impl Legacy {
             .unwrap_or("")
             .to_ascii_lowercase();
         if !content_type.starts_with("text/event-stream") {
+            // A body that cannot be read is quoted as nothing: the content type is the error.
             let body = response.text().await.unwrap_or_default();
             return Err(at.not_mcp(LEGACY_STREAM, content_type, &body));
         }
@@ -148,7 +149,7 @@ impl Legacy {
         &mut self,
         peer: &Peer<'_>,
         method: &str,
-        body: &Value,
+        body: &str,
         id: Option<u64>,
     ) -> Result<Option<Value>, McpClientError> {
         let at = peer.at;
@@ -161,7 +162,7 @@ impl Legacy {
             .http
             .post(self.endpoint.clone())
             .headers(headers)
-            .body(body.to_string())
+            .body(body.to_owned())
             .send()
             .await
             .map_err(|e| at.unreachable(method, &e))?;
@@ -171,7 +172,7 @@ impl Legacy {
         let Some(id) = id else {
             return Ok(None);
         };
-        let id = json!(id);
+        let id = Value::from(id);
         loop {
             let event = self
                 .next_event()

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::agent::wire::items::{FunctionTool, ListedTool, ToolAnnotations};
 
@@ -101,7 +101,7 @@ pub(super) fn parse_tool(tool: &Value) -> Result<RemoteTool, String> {
         Some(schema @ Value::Object(_)) => schema.clone(),
         // Required by the protocol; an absent schema is read as "no arguments" rather than
         // failing the whole discovery over it.
-        None | Some(Value::Null) => json!({"type": "object", "properties": {}}),
+        None | Some(Value::Null) => no_arguments(),
         Some(_) => {
             return Err(format!(
                 "(`{name}`) has an `inputSchema` that is not an object"
@@ -121,8 +121,17 @@ pub(super) fn parse_tool(tool: &Value) -> Result<RemoteTool, String> {
     })
 }
 
+/// The schema of a tool that takes no arguments: `{"type": "object", "properties": {}}`.
+fn no_arguments() -> Value {
+    Value::Object(Map::from_iter([
+        ("type".to_owned(), Value::from("object")),
+        ("properties".to_owned(), Value::Object(Map::new())),
+    ]))
+}
+
 /// `mcp_call.output` from a `CallToolResult`.
 pub(super) fn render_output(result: &Map<String, Value>) -> String {
+    // A result without content (or without either) returned nothing: the output is empty.
     let blocks = result
         .get("content")
         .and_then(Value::as_array)

@@ -4,9 +4,10 @@ use std::time::Duration;
 
 use reqwest::Url;
 use reqwest::header::HeaderMap;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::deadline::with_deadline;
+use super::jsonrpc::Answer;
 
 /// Answers a request the server sent on a stream while a call waits: `ping` with an empty
 /// result, anything else (sampling, elicitation, roots: capabilities this client never
@@ -23,18 +24,19 @@ pub(super) async fn answer(
         return;
     };
     let answer = if method == "ping" {
-        json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        Answer::empty(id)
     } else {
-        json!({"jsonrpc": "2.0", "id": id, "error": {
-            "code": -32601,
-            "message": format!("Method not found: this client declared no capabilities for {method}"),
-        }})
+        Answer::method_not_found(
+            id,
+            format!("Method not found: this client declared no capabilities for {method}"),
+        )
     };
-    let send = http
-        .post(endpoint)
-        .headers(headers)
-        .body(answer.to_string())
-        .send();
+    // Ids and strings only, so writing it does not fail; were it ever to, the server's
+    // request goes unanswered and the call's own limit bounds the wait.
+    let Ok(answer) = serde_json::to_string(&answer) else {
+        return;
+    };
+    let send = http.post(endpoint).headers(headers).body(answer).send();
     // The answer is a courtesy; the call's own limit still bounds the wait.
     let _ = with_deadline(limit, send).await;
 }

@@ -6,14 +6,18 @@
 
 use reqwest::header::{self, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{StatusCode, Url};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::deadline::with_deadline;
 use super::error::{McpClientError, ServerUrl, snippet};
+use super::jsonrpc::{
+    CallMeta, CallToolParams, InitializeParams, ListToolsParams, Notification, Request,
+};
 use super::legacy::{Legacy, Peer, refuses_streamable_http};
 use super::model::{
-    PROTOCOL_VERSION, RemoteServer, RemoteTool, SUPPORTED_VERSIONS, Timeouts, ToolCallOutcome,
-    is_response_to, parse_tool, render_output,
+    RemoteServer, RemoteTool, SUPPORTED_VERSIONS, Timeouts, ToolCallOutcome, is_response_to,
+    parse_tool, render_output,
 };
 use super::server_request;
 use crate::http::sse::{Message, Parser};
@@ -26,7 +30,8 @@ const MAX_REDIRECTS: usize = 5;
 /// An MCP client over Streamable HTTP; cheap to clone.
 #[derive(Debug, Clone)]
 pub(crate) struct McpClient {
-    http: reqwest::Client,
+    /// The HTTP client, or why it could not be built (every operation then fails with it).
+    http: Result<reqwest::Client, String>,
     timeouts: Timeouts,
     /// Fall back to the legacy HTTP+SSE transport (custom connectors only).
     legacy_sse: bool,
@@ -72,7 +77,7 @@ impl McpClient {
                 env!("CARGO_PKG_VERSION")
             ))
             .build()
-            .unwrap_or_default();
+            .map_err(|e| e.to_string());
         Self {
             http,
             timeouts,
@@ -131,6 +136,8 @@ struct Session<'a> {
     next_id: u64,
     /// Set when the server speaks the legacy HTTP+SSE transport.
     legacy: Option<Legacy>,
+    /// The client's HTTP connections.
+    http: &'a reqwest::Client,
 }
 
 impl<'a> Session<'a> {
@@ -138,7 +145,15 @@ impl<'a> Session<'a> {
     async fn open(client: &'a McpClient, server: &'a RemoteServer) -> Result<Self, McpClientError> {
         let url = parse_url(&server.url)?;
         let base_headers = base_headers(server)?;
+        let http = client
+            .http
+            .as_ref()
+            .map_err(|detail| McpClientError::NoClient {
+                url: server.url.clone(),
+                detail: detail.clone(),
+            })?;
         let mut session = Self {
+            http,
             client,
             at: ServerUrl(&server.url),
             url,
@@ -148,21 +163,14 @@ impl<'a> Session<'a> {
             next_id: 1,
             legacy: None,
         };
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {
-                "name": "perplexity-agent-api-mock",
-                "version": env!("CARGO_PKG_VERSION"),
-            },
-        });
-        let result = match session.request("initialize", params.clone()).await {
+        let params = InitializeParams::mock();
+        let result = match session.request("initialize", &params).await {
             Err(McpClientError::HttpStatus { status, .. })
                 if client.legacy_sse && refuses_streamable_http(status) =>
             {
                 session.legacy = Some(
                     Legacy::connect(
-                        &client.http,
+                        http,
                         &session.url,
                         &session.base_headers,
                         session.at,
@@ -171,7 +179,7 @@ impl<'a> Session<'a> {
                     )
                     .await?,
                 );
-                session.request("initialize", params).await?
+                session.request("initialize", &params).await?
             }
             other => other?,
         };
@@ -200,11 +208,10 @@ impl<'a> Session<'a> {
         let mut cursor: Option<String> = None;
         let mut seen = Vec::new();
         for _ in 0..MAX_PAGES {
-            let params = match &cursor {
-                Some(cursor) => json!({"cursor": cursor}),
-                None => json!({}),
+            let params = ListToolsParams {
+                cursor: cursor.as_deref(),
             };
-            let result = self.request("tools/list", params).await?;
+            let result = self.request("tools/list", &params).await?;
             let Some(page) = result.get("tools").and_then(Value::as_array) else {
                 return Err(self
                     .at
@@ -244,19 +251,23 @@ impl<'a> Session<'a> {
         name: &str,
         arguments: &Value,
     ) -> Result<ToolCallOutcome, McpClientError> {
+        // No arguments are an empty object: `arguments` is an object in the protocol.
+        let none = Value::Object(Map::new());
         let arguments = if arguments.is_null() {
-            json!({})
+            &none
         } else {
-            arguments.clone()
+            arguments
         };
         // A progress token lets a slow server stream progress on an SSE answer, which keeps
         // the connection visibly alive; the notifications themselves are not needed.
-        let params = json!({
-            "name": name,
-            "arguments": arguments,
-            "_meta": {"progressToken": format!("agent-mock-{}", self.next_id)},
-        });
-        let result = self.request("tools/call", params).await?;
+        let params = CallToolParams {
+            name,
+            arguments,
+            meta: CallMeta {
+                progress_token: format!("agent-mock-{}", self.next_id),
+            },
+        };
+        let result = self.request("tools/call", &params).await?;
         let Some(result) = result.as_object() else {
             return Err(self
                 .at
@@ -281,21 +292,20 @@ impl<'a> Session<'a> {
         };
         let mut headers = self.headers();
         headers.insert("mcp-session-id", session_id);
-        let send = self
-            .client
-            .http
-            .delete(self.url.clone())
-            .headers(headers)
-            .send();
+        let send = self.http.delete(self.url.clone()).headers(headers).send();
         // Nothing depends on the answer; a server that ignores it keeps a stale session.
         let _ = with_deadline(self.client.timeouts.exchange, send).await;
     }
 
     /// Sends a request and returns its `result`.
-    async fn request(&mut self, method: &str, params: Value) -> Result<Value, McpClientError> {
+    async fn request(
+        &mut self,
+        method: &str,
+        params: &impl Serialize,
+    ) -> Result<Value, McpClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let body = self.written(method, &Request::new(id, method, params))?;
         let limit = if method == "tools/call" {
             self.client.timeouts.call
         } else {
@@ -331,12 +341,21 @@ impl<'a> Session<'a> {
 
     /// Sends a notification (answered 202 with no body).
     async fn notify(&mut self, method: &str) -> Result<(), McpClientError> {
-        let body = json!({"jsonrpc": "2.0", "method": method});
+        let body = self.written(method, &Notification::new(method))?;
         let limit = self.client.timeouts.exchange;
         match with_deadline(limit, self.exchange(method, &body, None)).await {
             Some(answer) => answer.map(|_| ()),
             None => Err(self.at.timed_out(method, limit)),
         }
+    }
+
+    /// A message as the JSON sent for `method`.
+    fn written(&self, method: &str, message: &impl Serialize) -> Result<String, McpClientError> {
+        serde_json::to_string(message).map_err(|e| McpClientError::Unwritable {
+            url: self.at.0.to_owned(),
+            method: method.to_owned(),
+            detail: e.to_string(),
+        })
     }
 
     /// Headers every request carries: the request's own, then the protocol's.
@@ -372,12 +391,12 @@ impl<'a> Session<'a> {
     async fn exchange(
         &mut self,
         method: &str,
-        body: &Value,
+        body: &str,
         id: Option<u64>,
     ) -> Result<Option<Value>, McpClientError> {
         if let Some(mut legacy) = self.legacy.take() {
             let peer = Peer {
-                http: &self.client.http,
+                http: self.http,
                 at: self.at,
                 headers: self.headers(),
                 answer_headers: self.post_headers(),
@@ -391,11 +410,10 @@ impl<'a> Session<'a> {
         }
         let headers = self.post_headers();
         let mut response = self
-            .client
             .http
             .post(self.url.clone())
             .headers(headers)
-            .body(body.to_string())
+            .body(body.to_owned())
             .send()
             .await
             .map_err(|e| self.at.unreachable(method, &e))?;
@@ -424,7 +442,7 @@ impl<'a> Session<'a> {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
-        let id = json!(id);
+        let id = Value::from(id);
         if content_type.starts_with("text/event-stream") {
             let mut parser = Parser::default();
             loop {
@@ -447,7 +465,7 @@ impl<'a> Session<'a> {
                         return Ok(Some(message));
                     }
                     server_request::answer(
-                        &self.client.http,
+                        self.http,
                         self.post_headers(),
                         self.url.clone(),
                         self.client.timeouts.exchange,
