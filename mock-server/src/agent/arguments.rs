@@ -8,7 +8,7 @@
 //! object built the same way. When a schema requires nothing, its first property is filled in
 //! too: a model seldom calls a tool that takes arguments with none.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Number, Value};
 
 /// How deep nested objects and arrays are filled before the rest is left out.
 const MAX_DEPTH: usize = 8;
@@ -23,6 +23,7 @@ pub(crate) fn example_arguments(schema: &Value, text: &str) -> Value {
 
 fn object(schema: &Value, text: &str, depth: usize) -> Value {
     let properties = schema.get("properties").and_then(Value::as_object);
+    // A schema without `required` requires nothing.
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -41,7 +42,7 @@ fn object(schema: &Value, text: &str, depth: usize) -> Value {
     for name in chosen {
         let value = match properties.and_then(|p| p.get(name)) {
             Some(property) => value(property, text, depth + 1),
-            None => json!(text),
+            None => Value::String(text.to_owned()),
         };
         args.insert(name.to_owned(), value);
     }
@@ -76,7 +77,10 @@ fn value(schema: &Value, text: &str, depth: usize) -> Value {
         if let Some(variant) = schema
             .get(combinator)
             .and_then(Value::as_array)
-            .and_then(|v| v.iter().find(|s| s.get("type") != Some(&json!("null"))))
+            .and_then(|v| {
+                v.iter()
+                    .find(|s| s.get("type").and_then(Value::as_str) != Some("null"))
+            })
         {
             return value(variant, text, depth);
         }
@@ -85,12 +89,12 @@ fn value(schema: &Value, text: &str, depth: usize) -> Value {
         Some("string") => string(schema, text),
         Some("integer") => number(schema, true),
         Some("number") => number(schema, false),
-        Some("boolean") => json!(false),
+        Some("boolean") => Value::Bool(false),
         Some("null") => Value::Null,
         Some("array") => {
             let none_allowed = schema.get("maxItems").and_then(Value::as_u64) == Some(0);
             if none_allowed {
-                return json!([]);
+                return Value::Array(Vec::new());
             }
             let item = schema.get("items").unwrap_or(&Value::Null);
             let count = schema
@@ -102,7 +106,7 @@ fn value(schema: &Value, text: &str, depth: usize) -> Value {
         }
         Some("object") => object(schema, text, depth),
         _ if schema.get("properties").is_some() => object(schema, text, depth),
-        _ => json!(text),
+        _ => Value::String(text.to_owned()),
     }
 }
 
@@ -129,7 +133,7 @@ fn string(schema: &Value, text: &str) -> Value {
         _ => None,
     };
     if let Some(formatted) = formatted {
-        return json!(formatted);
+        return Value::String(formatted.to_owned());
     }
     let text = if text.is_empty() { "example" } else { text };
     let mut shown: String = match schema.get("maxLength").and_then(Value::as_u64) {
@@ -147,7 +151,7 @@ fn string(schema: &Value, text: &str) -> Value {
     while shown.chars().count() < min {
         shown.push('x');
     }
-    json!(shown)
+    Value::String(shown)
 }
 
 fn number(schema: &Value, integer: bool) -> Value {
@@ -166,14 +170,16 @@ fn number(schema: &Value, integer: bool) -> Value {
     if n.fract() == 0.0 && n.abs() < 9.0e15 {
         #[allow(clippy::cast_possible_truncation)]
         let whole = n as i64;
-        json!(whole)
+        Value::from(whole)
     } else {
-        json!(n)
+        Number::from_f64(n).map_or(Value::Null, Value::Number)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

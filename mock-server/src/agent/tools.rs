@@ -156,10 +156,15 @@ async fn discover_connector(
             (listed, Some(remote))
         }
         None if state == ConnectorState::NotConnected || failure.is_some() => (Vec::new(), None),
-        None => (
-            connectors::managed_catalog(&connector.id).unwrap_or_default(),
-            None,
-        ),
+        None => match connectors::managed_catalog(&connector.id) {
+            Ok(listed) => (listed, None),
+            // The connector answered nothing usable: it is listed with the documented in-band
+            // error, and its calls come back with it.
+            Err(_) => {
+                failure = Some("CONNECTOR_INTERNAL_ERROR".to_owned());
+                (Vec::new(), None)
+            }
+        },
     };
     Server {
         label: connector.server_label.clone(),

@@ -97,6 +97,7 @@ pub(crate) fn create_request(body: &[u8], account: &Account) -> Result<Validated
         + sent_tools.map_or(0, |t| t.to_string().len());
     let echo = Echo {
         tools: tools::echoed(raw),
+        // The recorded echo of a request without it is "".
         truncation: raw
             .get("truncation")
             .and_then(Value::as_str)

@@ -11,7 +11,10 @@ fn every_managed_connector_has_a_catalog_a_name_and_a_description() {
         assert!(namespace_description(id).is_some(), "{id}");
         assert!(is_managed(id));
     }
-    assert!(managed_catalog("connector_custom_abc").is_none());
+    assert_eq!(
+        managed_catalog("connector_custom_abc").expect_err("a custom connector"),
+        CatalogError::NotManaged("connector_custom_abc".into())
+    );
     assert!(!is_managed("connector_custom_abc"));
 }
 
@@ -137,4 +140,11 @@ fn a_search_namespace_has_the_tool_search_output_shape() {
         namespace["tools"][0]["parameters"]["required"],
         serde_json::json!(["query"])
     );
+}
+
+#[test]
+fn the_embedded_catalogs_parse_and_name_exactly_the_managed_connectors() {
+    let catalogs = MANAGED.as_ref().expect("managed.json parses");
+    let ids: HashSet<&str> = catalogs.keys().map(String::as_str).collect();
+    assert_eq!(ids, HashSet::from(MANAGED_CONNECTORS));
 }

@@ -39,6 +39,7 @@ impl Engine {
             // GitHub with the sandbox and no allowed_tools runs through git/gh.
             let name = tool.clone().unwrap_or_else(|| "gh".into());
             let code = format!("gh api {name}");
+            // A call scripted without output prints nothing.
             let stdout = output.clone().unwrap_or_default();
             let command = Command {
                 code: &code,

@@ -23,6 +23,7 @@ impl Engine {
     /// it), remembering where it paused.
     pub(super) fn end_turn(&mut self, pause: Option<Pause>) {
         let script = self.script();
+        // A script without turns completes, as a turn that says nothing does.
         let end = self.turn().map(|t| t.end.status).unwrap_or_default();
         let incomplete = pause.is_none() && end == EndStatus::Incomplete;
         let usage = match self.usage() {

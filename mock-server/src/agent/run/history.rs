@@ -35,6 +35,7 @@ pub(crate) fn position(turns: &[AgentTurn], input: &Input) -> Position {
         Some(&last) => (users.len() - 1, &items[last + 1..]),
         None => (0, &items[..]),
     };
+    // A script without turns has no steps to resume after.
     let steps = turns
         .get(turn.min(turns.len().saturating_sub(1)))
         .map(|t| t.steps.as_slice())

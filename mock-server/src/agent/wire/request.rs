@@ -267,6 +267,7 @@ impl Input {
     pub(crate) fn user_text(&self) -> String {
         match self {
             Self::Text(text) => text.clone(),
+            // History without a user message (only function outputs, say) says nothing.
             Self::Items(items) => items
                 .iter()
                 .rev()
@@ -279,6 +280,7 @@ impl Input {
     pub(crate) fn first_user_text(&self) -> String {
         match self {
             Self::Text(text) => text.clone(),
+            // Without a user message there is nothing to route by: the default scenario.
             Self::Items(items) => items
                 .iter()
                 .find_map(InputItem::user_text)
