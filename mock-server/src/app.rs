@@ -28,7 +28,7 @@ use crate::computer::Endpoint;
 use crate::http::body::{BodyPolicy, LimitBodies, Limited};
 use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
 use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
-use crate::{agent, computer, control, oauth};
+use crate::{agent, computer, control, oauth, sonar};
 
 /// The whole mock as one service: every exchange recorded, its body read under its surface's
 /// rules, then dispatched.
@@ -48,7 +48,7 @@ fn bodies(method: &Method, path: &str) -> Option<&'static dyn BodyPolicy> {
     // uploads stream to their endpoint, which checks their size as it reads.
     if path == JOURNAL_PATH
         || path == control::UPLOAD_PATH
-        || (method == Method::GET && control::POLLED_READS.contains(&path))
+        || (method == Method::GET && polled(path))
     {
         return None;
     }
@@ -56,6 +56,8 @@ fn bodies(method: &Method, path: &str) -> Option<&'static dyn BodyPolicy> {
         &computer::ENDPOINT_BODIES
     } else if agent::is_agent_path(path) {
         &agent::AgentBodies
+    } else if sonar::is_sonar_path(path) {
+        &sonar::SonarBodies
     } else if path.starts_with("/oauth/") {
         &oauth::OAuthBodies
     } else if path.starts_with("/_mock") {
@@ -66,9 +68,30 @@ fn bodies(method: &Method, path: &str) -> Option<&'static dyn BodyPolicy> {
     })
 }
 
+/// The GETs the dashboard repeats: its own and its Sonar panel's.
+const POLLED: [&str; control::POLLED_READS.len() + sonar::POLLED_READS.len()] = {
+    let mut all = [""; control::POLLED_READS.len() + sonar::POLLED_READS.len()];
+    let mut i = 0;
+    while i < control::POLLED_READS.len() {
+        all[i] = control::POLLED_READS[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < sonar::POLLED_READS.len() {
+        all[i + j] = sonar::POLLED_READS[j];
+        j += 1;
+    }
+    all
+};
+
+/// Whether a GET of `path` is one the dashboard repeats.
+fn polled(path: &str) -> bool {
+    POLLED.contains(&path)
+}
+
 /// What the journal's recorder is told about the mock's paths.
 const RECORDING: RecordingRules = RecordingRules {
-    unrecorded_reads: control::POLLED_READS,
+    unrecorded_reads: &POLLED,
     streamed_bodies: &[control::UPLOAD_PATH],
     secrets,
 };

@@ -101,6 +101,7 @@ async fn reset(State(app): State<ControlState>) -> axum::Json<Value> {
     app.computer().reset();
     app.world().reset();
     app.agent().clear(app.clock().now());
+    app.sonar().clear();
     app.journal().clear();
     axum::Json(json!({"reset": true}))
 }
@@ -131,11 +132,24 @@ async fn scenarios(State(app): State<ControlState>) -> axum::Json<Value> {
             })
         })
         .collect();
+    let sonar: Vec<Value> = catalog
+        .sonar_iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "description": s.description,
+                "match": s.pattern.as_ref().map(|p| p.as_str()),
+                "source": s.source.display().to_string(),
+            })
+        })
+        .collect();
     axum::Json(json!({
         "fallback": catalog.fallback(),
         "scenarios": list,
         "agent_fallback": crate::fixtures::DEFAULT_AGENT_SCENARIO,
         "agent_scenarios": agent,
+        "sonar_fallback": crate::fixtures::DEFAULT_SONAR_SCENARIO,
+        "sonar_scenarios": sonar,
     }))
 }
 

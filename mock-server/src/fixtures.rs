@@ -8,7 +8,8 @@
 //! ([`FixtureError`](crate::FixtureError)); the mock does not start with it.
 //!
 //! - `embedded`: every file compiled in, listed once;
-//! - `computer`, `agent`, `world`: each document's serde model and its checks beyond the schema;
+//! - `computer`, `agent`, `sonar`, `world`: each document's serde model and its checks beyond
+//!   the schema;
 //! - `catalog`: the loaded scenarios and the routing of a new conversation (`#name`, then
 //!   `match`, then the fallback).
 
@@ -19,6 +20,7 @@ mod duration;
 mod embedded;
 mod routing;
 mod schema;
+mod sonar;
 mod world;
 
 pub use agent::LoadedAgentScenario;
@@ -35,6 +37,10 @@ pub(crate) use computer::{
 pub use computer::{LoadedScenario, Scenario, Settings};
 pub use duration::parse_duration;
 pub use embedded::{SCENARIO_SCHEMA, WORLD_FIXTURE, WORLD_SCHEMA, embedded_scenario};
+pub use sonar::LoadedSonarScenario;
+pub(crate) use sonar::{
+    BeforeCall, DEFAULT_SONAR_SCENARIO, SonarFault, SonarImage, SonarResult, SonarScript,
+};
 pub use world::Plan;
 pub(crate) use world::{
     AgentApiSettings, Connector, ConnectorState, ModeSpec, ModelSpec, OrganizationPolicy,

@@ -89,6 +89,7 @@ pub mod journal;
 mod limits;
 mod oauth;
 mod serve;
+mod sonar;
 pub mod world;
 
 use std::net::SocketAddr;
@@ -228,6 +229,8 @@ struct Shared {
     /// Bearer tokens checked for the MCP endpoint and the Agent API alike.
     authenticator: http::auth::Authenticator,
     agent: Arc<agent::Store>,
+    /// The Sonar routes' rate windows, scripted faults, async jobs and call log.
+    sonar: Arc<sonar::Store>,
 }
 
 impl AppState {
@@ -293,6 +296,7 @@ impl AppState {
                 oauth,
                 authenticator,
                 agent: Arc::default(),
+                sonar: Arc::default(),
             }),
         })
     }
@@ -332,6 +336,7 @@ impl AppState {
             computer: shared.computer.clone(),
             agent: shared.agent.clone(),
             oauth: shared.oauth.clone(),
+            sonar: shared.sonar.clone(),
         });
         let oauth = oauth::OAuthState::new(oauth::OAuthSetup {
             base_url: shared.base_url.clone(),
@@ -346,11 +351,20 @@ impl AppState {
             store: shared.agent.clone(),
             catalog: shared.catalog.clone(),
         });
+        let sonar = sonar::SonarState::new(sonar::SonarSetup {
+            authenticator: shared.authenticator.clone(),
+            clock: shared.clock.clone(),
+            world: shared.world.clone(),
+            catalog: shared.catalog.clone(),
+            store: shared.sonar.clone(),
+            base_url: shared.base_url.clone(),
+        });
         let rest = Router::new()
             .merge(shared.computer.pages())
             .merge(control::routes().with_state(control))
             .merge(oauth::routes().with_state(oauth))
             .merge(agent::routes().with_state(agent))
+            .merge(sonar::routes().with_state(sonar))
             // Agent API clients share the base URL: paths it does not serve answer in its envelope.
             .fallback(agent::unserved)
             // Each body was read under its surface's limit before routing (and refused in its

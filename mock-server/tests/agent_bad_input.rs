@@ -530,11 +530,11 @@ async fn api_paths_the_mock_does_not_serve_are_404s_in_the_envelope() {
         ("GET", "/v1/agent/resp_x/unknown"),
         ("POST", "/v1/responses/resp_x/stop"),
         ("GET", "/responses/resp_x/files/file_1"),
-        ("POST", "/v1/embeddings"),
+        ("POST", "/v1/batches"),
         ("GET", "/v1/files"),
-        ("POST", "/v1/sonar"),
-        ("POST", "/search"),
-        ("POST", "/chat/completions"),
+        ("POST", "/v1/sonar/extra"),
+        ("POST", "/search/images"),
+        ("POST", "/chat/completions/x"),
     ] {
         let reply = mock
             .agent_send(method, path, ALICE, Some("{}".into()))

@@ -132,7 +132,10 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
     let agent_scenarios = reply.body["agent_scenarios"]
         .as_array()
         .expect("agent_scenarios");
-    // Every file of fixtures/scenarios is embedded: Computer scenarios and Agent API ones.
+    let sonar_scenarios = reply.body["sonar_scenarios"]
+        .as_array()
+        .expect("sonar_scenarios");
+    // Every file of fixtures/scenarios is embedded: Computer, Agent API and Sonar scenarios.
     let files = std::fs::read_dir(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../fixtures/scenarios"
@@ -141,13 +144,20 @@ async fn scenarios_lists_the_embedded_catalog_with_descriptions() {
     .filter_map(Result::ok)
     .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
     .count();
-    assert_eq!(scenarios.len() + agent_scenarios.len(), files);
+    assert_eq!(
+        scenarios.len() + agent_scenarios.len() + sonar_scenarios.len(),
+        files
+    );
     assert!(
         scenarios.len() >= 35,
         "{} Computer scenarios",
         scenarios.len()
     );
-    for scenario in scenarios.iter().chain(agent_scenarios) {
+    for scenario in scenarios
+        .iter()
+        .chain(agent_scenarios)
+        .chain(sonar_scenarios)
+    {
         assert!(scenario["name"].is_string(), "{scenario}");
         assert!(
             scenario["description"]

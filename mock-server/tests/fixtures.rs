@@ -219,6 +219,23 @@ fn every_file_in_fixtures_scenarios_validates() {
             let text = std::fs::read_to_string(&path).expect("read");
             // Agent API scenarios (`agent-NAME.json`, named NAME) have their own definition.
             let value: serde_json::Value = serde_json::from_str(&text).expect("json");
+            // Sonar scenarios (`sonar-NAME.json`, named NAME) load through the public builder.
+            if value.get("sonar").is_some() {
+                let _validated = mock_server::MockServer::builder()
+                    .scenario_json(&text)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let stem = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default();
+                let expected = stem.strip_prefix("sonar-").filter(|n| *n != "default");
+                assert_eq!(
+                    value["name"].as_str(),
+                    Some(expected.unwrap_or(stem)),
+                    "sonar-NAME.json holds scenario NAME"
+                );
+                continue;
+            }
             if mock_server::agent::script::is_agent_scenario(&value) {
                 let loaded = mock_server::agent::script::parse_agent(&path, value)
                     .unwrap_or_else(|e| panic!("{e}"));

@@ -97,7 +97,9 @@ pub(crate) async fn unserved(uri: http::Uri) -> Response {
         format!(
             "resource not found: the mock does not serve {path}; it serves POST /v1/agent \
              (also /v1/responses and /responses), GET .../{{id}}, POST .../{{id}}/cancel, \
-             GET .../{{id}}/files[/{{file_id}}/content] and GET /v1/models"
+             GET .../{{id}}/files[/{{file_id}}/content] and GET /v1/models, and the Sonar \
+             routes POST /chat/completions, /async/chat/completions[/{{id}}], POST /search, \
+             POST /v1/embeddings and /v1/contextualizedembeddings"
         ),
     );
     with_fresh_request_id(error.into_response())

@@ -12,6 +12,7 @@ use crate::computer::Computer;
 use crate::fixtures::Catalog;
 use crate::journal::Journal;
 use crate::oauth;
+use crate::sonar;
 use crate::world::World;
 
 /// The control surface's state; cheap to clone (one `Arc`).
@@ -38,6 +39,8 @@ pub(crate) struct ControlSetup {
     pub(crate) agent: Arc<agent::Store>,
     /// The authorization server's sign-ins (revoked).
     pub(crate) oauth: Arc<oauth::Store>,
+    /// The Sonar routes' live state (reset).
+    pub(crate) sonar: Arc<sonar::Store>,
 }
 
 impl ControlState {
@@ -79,6 +82,10 @@ impl ControlState {
     /// The authorization server's sign-ins.
     pub(crate) fn oauth(&self) -> &oauth::Store {
         &self.inner.oauth
+    }
+    /// The Sonar routes' live state.
+    pub(crate) fn sonar(&self) -> &sonar::Store {
+        &self.inner.sonar
     }
 }
 

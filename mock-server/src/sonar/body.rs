@@ -1,0 +1,26 @@
+//! The Sonar routes' part in reading request bodies: a 32 MiB limit (as the Agent API on the
+//! same host), and a refused body answered in the API's envelope.
+
+use axum::response::{IntoResponse, Response};
+
+use super::paths::BODY_LIMIT;
+use super::wire::error::SonarError;
+use crate::http::body::{BodyPolicy, BodyRefusal};
+
+/// How the Sonar routes take request bodies.
+pub(crate) struct SonarBodies;
+
+impl BodyPolicy for SonarBodies {
+    fn limit(&self) -> usize {
+        BODY_LIMIT
+    }
+
+    fn refuse(&self, refusal: &BodyRefusal) -> Response {
+        let kind = match refusal {
+            BodyRefusal::TooLarge { .. } => "payload_too_large",
+            BodyRefusal::Stalled(_) => "request_timeout",
+            BodyRefusal::Broken { .. } => "invalid_request",
+        };
+        SonarError::new(refusal.status(), kind, refusal.to_string()).into_response()
+    }
+}
