@@ -9,6 +9,7 @@
 
 pub mod agent;
 pub mod modern;
+pub mod sonar;
 
 use std::time::Duration;
 
