@@ -1,0 +1,75 @@
+//! How a mock is configured: what the builder collects and the command line maps onto, and
+//! the defaults.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::clock::ClockMode;
+use crate::journal::JournalConfig;
+use crate::limits::StateLimits;
+use crate::oauth::AuthMode;
+use crate::serve::ConnectionLimits;
+
+/// The default call-wait window: how long a call waits for a checkpoint before `timeout`.
+pub const DEFAULT_CALL_WAIT: Duration = Duration::from_secs(120);
+
+/// How long an OAuth access token lives unless configured otherwise (virtual time).
+pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+
+/// The longest access-token lifetime the mock issues.
+pub(crate) const MAX_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(366 * 24 * 3600);
+
+/// How a mock is configured; the command line maps onto this one to one.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to listen on (`127.0.0.1:0` picks a free port).
+    pub listen: String,
+    /// Extra scenario files or directories; they add to or override the embedded catalog.
+    pub fixtures: Vec<PathBuf>,
+    /// Scenario for conversations that name none and match none.
+    pub scenario: Option<String>,
+    /// Virtual clock mode.
+    pub clock: ClockMode,
+    /// Call-wait window, in virtual time.
+    pub call_wait: Duration,
+    /// Base URL the mock puts in the URLs it hands out (default: the listen address).
+    pub public_url: Option<String>,
+    /// Authentication mode.
+    pub auth: AuthMode,
+    /// Virtual time at start; `None` is a fixed instant (2026-10-24T00:11:18Z), so tests and
+    /// snapshots see the same timestamps on every run.
+    pub epoch: Option<chrono::DateTime<chrono::Utc>>,
+    /// A world file replacing the built-in accounts, plans, models and Projects.
+    pub world: Option<PathBuf>,
+    /// Account the OAuth consent page approves as at once, without showing itself (for tests).
+    pub auto_consent: Option<String>,
+    /// How long an OAuth access token lives, in virtual time (`expires_in`); default one hour.
+    pub access_token_lifetime: Duration,
+    /// How much the journal keeps in memory, and the file it appends to.
+    pub journal: JournalConfig,
+    /// Read timeouts and the cap on open connections (for [`MockServerBuilder::start`]).
+    pub connections: ConnectionLimits,
+    /// Caps on handshake sessions, OAuth registrations and codes.
+    pub limits: StateLimits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            listen: "127.0.0.1:8080".to_owned(),
+            fixtures: Vec::new(),
+            scenario: None,
+            clock: ClockMode::Scaled { factor: 1.0 },
+            call_wait: DEFAULT_CALL_WAIT,
+            public_url: None,
+            auth: AuthMode::Bearer,
+            epoch: None,
+            auto_consent: None,
+            access_token_lifetime: DEFAULT_ACCESS_TOKEN_LIFETIME,
+            world: None,
+            journal: JournalConfig::default(),
+            connections: ConnectionLimits::default(),
+            limits: StateLimits::default(),
+        }
+    }
+}
