@@ -33,13 +33,6 @@ pub struct MockServerBuilder {
 }
 
 impl MockServerBuilder {
-    /// Uses a whole configuration at once (the command line does this). Scenarios and a world
-    /// given as JSON are kept.
-    pub fn config(mut self, config: Config) -> Self {
-        self.config = config;
-        self
-    }
-
     /// Adds a scenario written in the test, a Computer scenario or (with an `agent` section) an
     /// Agent API one, in the format of the files in `fixtures/scenarios/`. It is validated at
     /// once against the same schema and checks as a file, and refused with the same
@@ -98,6 +91,22 @@ impl MockServerBuilder {
     /// Scenario for conversations that name none.
     pub fn scenario(mut self, name: impl Into<String>) -> Self {
         self.config.scenario = Some(name.into());
+        self
+    }
+
+    /// Runs virtual time as `mode` says ([`time_scale`](Self::time_scale),
+    /// [`manual_clock`](Self::manual_clock) and [`driven_clock`](Self::driven_clock) are
+    /// shortcuts); a mode out of range is refused by [`start`](Self::start) and
+    /// [`router`](Self::router) ([`ClockMode::check`]).
+    pub fn clock(mut self, mode: ClockMode) -> Self {
+        self.config.clock = mode;
+        self
+    }
+
+    /// Starts virtual time at `start` instead of the fixed instant 2026-10-24T00:11:18Z that
+    /// keeps timestamps the same on every run ([`Clock::fixed_epoch`](crate::Clock::fixed_epoch)).
+    pub fn start_time(mut self, start: chrono::DateTime<chrono::Utc>) -> Self {
+        self.config.epoch = Some(start);
         self
     }
 

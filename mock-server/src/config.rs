@@ -1,5 +1,5 @@
-//! How a mock is configured: what the builder collects and the command line maps onto, and
-//! the defaults.
+//! How a mock is configured: what [`MockServerBuilder`](crate::MockServerBuilder) collects
+//! (the command line maps onto the builder), and the defaults.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -19,38 +19,38 @@ pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
 /// The longest access-token lifetime the mock issues.
 pub(crate) const MAX_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(366 * 24 * 3600);
 
-/// How a mock is configured; the command line maps onto this one to one.
+/// How a mock is configured: one field per builder option.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// Address to listen on (`127.0.0.1:0` picks a free port).
-    pub listen: String,
+    pub(crate) listen: String,
     /// Extra scenario files or directories; they add to or override the embedded catalog.
-    pub fixtures: Vec<PathBuf>,
+    pub(crate) fixtures: Vec<PathBuf>,
     /// Scenario for conversations that name none and match none.
-    pub scenario: Option<String>,
+    pub(crate) scenario: Option<String>,
     /// Virtual clock mode.
-    pub clock: ClockMode,
+    pub(crate) clock: ClockMode,
     /// Call-wait window, in virtual time.
-    pub call_wait: Duration,
+    pub(crate) call_wait: Duration,
     /// Base URL the mock puts in the URLs it hands out (default: the listen address).
-    pub public_url: Option<String>,
+    pub(crate) public_url: Option<String>,
     /// Authentication mode.
-    pub auth: AuthMode,
+    pub(crate) auth: AuthMode,
     /// Virtual time at start; `None` is a fixed instant (2026-10-24T00:11:18Z), so tests and
     /// snapshots see the same timestamps on every run.
-    pub epoch: Option<chrono::DateTime<chrono::Utc>>,
+    pub(crate) epoch: Option<chrono::DateTime<chrono::Utc>>,
     /// A world file replacing the built-in accounts, plans, models and Projects.
-    pub world: Option<PathBuf>,
+    pub(crate) world: Option<PathBuf>,
     /// Account the OAuth consent page approves as at once, without showing itself (for tests).
-    pub auto_consent: Option<String>,
+    pub(crate) auto_consent: Option<String>,
     /// How long an OAuth access token lives, in virtual time (`expires_in`); default one hour.
-    pub access_token_lifetime: Duration,
+    pub(crate) access_token_lifetime: Duration,
     /// How much the journal keeps in memory, and the file it appends to.
-    pub journal: JournalConfig,
-    /// Read timeouts and the cap on open connections (for [`MockServerBuilder::start`]).
-    pub connections: ConnectionLimits,
+    pub(crate) journal: JournalConfig,
+    /// Read timeouts and the cap on open connections (for `MockServerBuilder::start`).
+    pub(crate) connections: ConnectionLimits,
     /// Caps on handshake sessions, OAuth registrations and codes.
-    pub limits: StateLimits,
+    pub(crate) limits: StateLimits,
 }
 
 impl Default for Config {

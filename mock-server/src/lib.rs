@@ -104,7 +104,7 @@ pub use clock::{Clock, ClockMode};
 pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };
-pub use config::{Config, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_CALL_WAIT};
+pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_CALL_WAIT};
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use fixtures::Catalog;
 pub use handle::{AGENT_PATH, MockHandle};

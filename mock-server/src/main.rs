@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use mock_server::{
-    AuthMode, ClockMode, Config, ConnectionLimits, JournalConfig, MockServer, StateLimits,
+    AuthMode, ClockMode, ConnectionLimits, JournalConfig, MockServer, StateLimits,
     fixtures::parse_duration,
 };
 
@@ -185,20 +185,15 @@ async fn run(cli: Cli) -> ExitCode {
         _ => AuthMode::Bearer,
     };
     let clock = clock_mode(&cli);
-    let config = Config {
-        listen: cli.listen,
-        fixtures: cli.fixtures,
-        scenario: cli.scenario,
-        clock,
-        call_wait: cli.call_wait,
-        public_url: cli.public_url,
-        auth,
+    let mut builder = MockServer::builder()
+        .listen(cli.listen)
+        .clock(clock)
+        .call_wait(cli.call_wait)
+        .auth(auth)
         // A developer's mock starts at today's date; only the library defaults to a fixed one.
-        epoch: Some(chrono::Utc::now()),
-        auto_consent: cli.auto_consent.clone(),
-        access_token_lifetime: cli.access_token_lifetime,
-        world: cli.world,
-        journal: JournalConfig {
+        .start_time(chrono::Utc::now())
+        .access_token_lifetime(cli.access_token_lifetime)
+        .journal(JournalConfig {
             max_exchanges: if cli.no_journal {
                 0
             } else {
@@ -207,13 +202,13 @@ async fn run(cli: Cli) -> ExitCode {
             max_bytes: cli.journal_max_bytes,
             max_body_bytes: cli.journal_max_body,
             file: cli.journal_file,
-        },
-        connections: ConnectionLimits {
+        })
+        .connections(ConnectionLimits {
             header_read_timeout: cli.header_read_timeout,
             body_read_timeout: cli.body_read_timeout,
             max_connections: usize::try_from(cli.max_connections).unwrap_or(usize::MAX),
-        },
-        limits: StateLimits {
+        })
+        .limits(StateLimits {
             session_idle_timeout: if cli.session_idle_timeout.is_zero() {
                 Duration::MAX
             } else {
@@ -222,9 +217,23 @@ async fn run(cli: Cli) -> ExitCode {
             max_sessions: cli.max_sessions,
             max_oauth_clients: cli.max_oauth_clients,
             max_oauth_codes: cli.max_oauth_codes,
-        },
-    };
-    let server = match MockServer::builder().config(config).start().await {
+        });
+    for path in cli.fixtures {
+        builder = builder.fixtures(path);
+    }
+    if let Some(scenario) = cli.scenario {
+        builder = builder.scenario(scenario);
+    }
+    if let Some(url) = cli.public_url {
+        builder = builder.public_url(url);
+    }
+    if let Some(world) = cli.world {
+        builder = builder.world(world);
+    }
+    if let Some(account) = &cli.auto_consent {
+        builder = builder.auto_consent(account);
+    }
+    let server = match builder.start().await {
         Ok(server) => server,
         Err(error) => {
             eprintln!("mock-server: {error}");
