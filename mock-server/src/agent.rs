@@ -40,27 +40,6 @@ pub(crate) use paths::{BODY_LIMIT, PREFIXES, is_agent_path};
 pub(crate) use state::{AgentSetup, AgentState};
 pub(crate) use store::Store;
 
-/// Recognising and validating one Agent API scenario file; kept for the crate's own tests.
-#[doc(hidden)]
-pub mod script {
-    use std::path::Path;
-
-    use serde_json::Value;
-
-    use crate::error::FixtureError;
-    use crate::fixtures::LoadedAgentScenario;
-
-    /// True when a fixture file is an Agent API scenario (it has an `agent` section).
-    pub fn is_agent_scenario(value: &Value) -> bool {
-        crate::fixtures::is_agent_scenario(value)
-    }
-
-    /// Validates and loads an Agent API scenario.
-    pub fn parse_agent(path: &Path, value: Value) -> Result<LoadedAgentScenario, FixtureError> {
-        crate::fixtures::parse_agent(path, value)
-    }
-}
-
 /// The fallback for paths no route serves: API paths get a 404 in the Agent API envelope.
 pub(crate) use routes::unserved;
 

@@ -21,7 +21,7 @@ use crate::serve::ConnectionLimits;
 use crate::state::AppState;
 use crate::world::World;
 
-/// Builds a [`MockServer`] (or, without a socket, its [`Router`]).
+/// Builds a [`MockServer`](crate::MockServer) (or, without a socket, its [`Router`]).
 #[derive(Debug, Clone, Default)]
 #[must_use = "a builder does nothing until `start` or `router` is called"]
 pub struct MockServerBuilder {
@@ -76,7 +76,8 @@ impl MockServerBuilder {
         Ok(self)
     }
 
-    /// Listens on `addr` (default `127.0.0.1:0` for [`MockServer::start`]).
+    /// Listens on `addr` (default `127.0.0.1:0` for
+    /// [`MockServer::start`](crate::MockServer::start)).
     pub fn listen(mut self, addr: impl Into<String>) -> Self {
         self.config.listen = addr.into();
         self

@@ -41,23 +41,24 @@ use tokio::time::Instant;
 use pacers::{Pace, Pacers};
 
 /// The most one `POST /_mock/clock/advance` may move the clock: 100 years of 365.25 days.
-pub const MAX_ADVANCE: Duration = Duration::from_secs(3_155_760_000);
+pub(crate) const MAX_ADVANCE: Duration = Duration::from_secs(3_155_760_000);
 
 /// The slowest `--time-scale`: a thousand real seconds per virtual second.
-pub const MIN_TIME_SCALE: f64 = 0.001;
+pub(crate) const MIN_TIME_SCALE: f64 = 0.001;
 
 /// The fastest `--time-scale`: a million virtual seconds (11.6 days) per real second.
-pub const MAX_TIME_SCALE: f64 = 1_000_000.0;
+pub(crate) const MAX_TIME_SCALE: f64 = 1_000_000.0;
 
 /// How far one look moves a driven clock by default: a minute of Computer's time per poll.
-pub const DEFAULT_LOOK_STEP: Duration = Duration::from_secs(60);
+#[cfg(test)]
+pub(crate) const DEFAULT_LOOK_STEP: Duration = Duration::from_secs(60);
 
 /// The longest a look waits, in real time, for background work to catch up with a driven
 /// clock (a step stuck on a remote MCP server must not hang the client's poll).
 const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 /// The longest span the mock reasons about (100,000 years); anything longer means "never".
-pub const FOREVER: TimeDelta = TimeDelta::days(36_525_000);
+pub(crate) const FOREVER: TimeDelta = TimeDelta::days(36_525_000);
 
 /// How virtual time relates to real time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,7 +80,7 @@ pub enum ClockMode {
 }
 
 impl ClockMode {
-    /// Refuses a time scale outside [`MIN_TIME_SCALE`]..=[`MAX_TIME_SCALE`] (NaN included).
+    /// Refuses a time scale outside 0.001..=1000000 (NaN included).
     pub fn check(self) -> Result<(), ClockError> {
         match self {
             Self::Scaled { factor } if !(MIN_TIME_SCALE..=MAX_TIME_SCALE).contains(&factor) => {
@@ -123,7 +124,7 @@ pub enum ClockError {
         /// The start time given, RFC 3339.
         epoch: String,
     },
-    /// One advance of more than [`MAX_ADVANCE`].
+    /// One advance of more than 100 years.
     #[error(
         "an advance of {ms} ms is more than the 100 years (3155760000000 ms) one advance may \
          move the clock; advance in smaller steps"
@@ -132,7 +133,7 @@ pub enum ClockError {
         /// The advance asked for, in milliseconds.
         ms: u128,
     },
-    /// An advance that would pass [`latest`].
+    /// An advance that would pass 9999-12-31T23:59:59.999Z.
     #[error(
         "advancing {ms} ms would move the clock past 9999-12-31T23:59:59.999Z, the latest time \
          it can show (it is now {now}); POST /_mock/reset does not rewind it: start a new mock"
@@ -146,7 +147,7 @@ pub enum ClockError {
 }
 
 /// The latest instant the clock shows: 9999-12-31T23:59:59.999Z.
-pub fn latest() -> DateTime<Utc> {
+pub(crate) fn latest() -> DateTime<Utc> {
     LATEST
 }
 
@@ -158,7 +159,7 @@ const LATEST: DateTime<Utc> = match DateTime::from_timestamp_millis(253_402_300_
 
 /// `t + span`, saturating at chrono's last instant instead of panicking (an expiry that far
 /// away never comes).
-pub fn after(t: DateTime<Utc>, span: TimeDelta) -> DateTime<Utc> {
+pub(crate) fn after(t: DateTime<Utc>, span: TimeDelta) -> DateTime<Utc> {
     t.checked_add_signed(span)
         .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
@@ -183,7 +184,7 @@ struct Inner {
 impl Clock {
     /// A clock starting at `epoch` in the given mode. An out-of-range factor or epoch does not
     /// panic (time saturates); [`ClockMode::check`] and the server's start-up refuse them.
-    pub fn new(mode: ClockMode, epoch: DateTime<Utc>) -> Self {
+    pub(crate) fn new(mode: ClockMode, epoch: DateTime<Utc>) -> Self {
         let (advanced_ms, _) = watch::channel(0);
         Self {
             inner: Arc::new(Inner {
@@ -197,7 +198,7 @@ impl Clock {
     }
 
     /// Refuses a start time the clock cannot show (before 1970 or after [`latest`]).
-    pub fn check_epoch(epoch: DateTime<Utc>) -> Result<(), ClockError> {
+    pub(crate) fn check_epoch(epoch: DateTime<Utc>) -> Result<(), ClockError> {
         if epoch < DateTime::UNIX_EPOCH || epoch > latest() {
             return Err(ClockError::Epoch {
                 epoch: epoch.to_rfc3339(),
@@ -218,7 +219,7 @@ impl Clock {
         self.inner.mode
     }
 
-    /// The current virtual time, never later than [`latest`].
+    /// The current virtual time, never later than 9999-12-31T23:59:59.999Z.
     pub fn now(&self) -> DateTime<Utc> {
         let advanced = Duration::from_millis(*self.inner.advanced_ms.borrow());
         let elapsed = match self.inner.mode {
@@ -235,7 +236,7 @@ impl Clock {
     }
 
     /// Moves virtual time forward by `by` and wakes every sleeper so it can re-check its
-    /// deadline. Saturates at [`latest`]; [`Clock::try_advance`] refuses instead.
+    /// deadline. Saturates at 9999-12-31T23:59:59.999Z; [`Clock::try_advance`] refuses instead.
     pub fn advance(&self, by: Duration) {
         let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
         self.inner
@@ -243,8 +244,8 @@ impl Clock {
             .send_modify(|total| *total = total.saturating_add(ms));
     }
 
-    /// Moves virtual time forward by `by`, refusing more than [`MAX_ADVANCE`] at once or a move
-    /// past [`latest`]; returns the new virtual time.
+    /// Moves virtual time forward by `by`, refusing more than 100 years at once or a move past
+    /// 9999-12-31T23:59:59.999Z; returns the new virtual time.
     pub fn try_advance(&self, by: Duration) -> Result<DateTime<Utc>, ClockError> {
         let ms = by.as_millis();
         if by > MAX_ADVANCE {
@@ -263,7 +264,7 @@ impl Clock {
     }
 
     /// Waits until virtual time reaches `deadline` (forever, if it is past [`latest`]).
-    pub async fn sleep_until(&self, deadline: DateTime<Utc>) {
+    pub(crate) async fn sleep_until(&self, deadline: DateTime<Utc>) {
         /// The longest single real-time nap; the loop re-checks after it.
         const LONGEST_NAP: Duration = Duration::from_secs(24 * 3600);
         let mut advanced = self.inner.advanced_ms.subscribe();
@@ -297,13 +298,14 @@ impl Clock {
     }
 
     /// Waits for `by` of virtual time.
-    pub async fn sleep(&self, by: Duration) {
+    #[cfg(test)]
+    pub(crate) async fn sleep(&self, by: Duration) {
         let deadline = after(self.now(), to_chrono(by));
         self.sleep_until(deadline).await;
     }
 
     /// Whether time is driven by the client ([`ClockMode::Driven`]).
-    pub fn is_driven(&self) -> bool {
+    pub(crate) fn is_driven(&self) -> bool {
         matches!(self.inner.mode, ClockMode::Driven { .. })
     }
 
@@ -311,7 +313,7 @@ impl Clock {
     /// window, a scheduled step of a synchronous run). A driven clock jumps there at once,
     /// since nothing else can happen while the client waits, and lets background work catch
     /// up; other modes sleep as [`Clock::sleep_until`] does.
-    pub async fn block_until(&self, deadline: DateTime<Utc>) {
+    pub(crate) async fn block_until(&self, deadline: DateTime<Utc>) {
         if !self.is_driven() {
             return self.sleep_until(deadline).await;
         }
@@ -325,7 +327,7 @@ impl Clock {
     /// A look that does not block (`read_thread`, `tasks/get`, `GET` of a background
     /// response): a driven clock moves on by its look step and waits until background work
     /// due by then is done; other modes do nothing.
-    pub async fn look(&self) {
+    pub(crate) async fn look(&self) {
         if let ClockMode::Driven { look_step } = self.inner.mode {
             self.pass(look_step).await;
         }
@@ -343,7 +345,7 @@ impl Clock {
 
     /// Registers background work that sleeps on this clock (a background Agent API run); see
     /// [`Pacer`].
-    pub fn pacer(&self) -> Pacer {
+    pub(crate) fn pacer(&self) -> Pacer {
         Pacer {
             id: self.inner.pacers.register(),
             clock: self.clone(),
@@ -373,14 +375,14 @@ impl Clock {
 /// [`Pacer::sleep_until`] and counts as busy between sleeps, so a look on a driven clock
 /// answers only once the work due by then is done. Dropping it ends the registration.
 #[derive(Debug)]
-pub struct Pacer {
+pub(crate) struct Pacer {
     id: u64,
     clock: Clock,
 }
 
 impl Pacer {
     /// Waits until virtual time reaches `deadline`; a driven clock does not move for it.
-    pub async fn sleep_until(&self, deadline: DateTime<Utc>) {
+    pub(crate) async fn sleep_until(&self, deadline: DateTime<Utc>) {
         /// Marks the work busy again however the sleep ends (woken, or dropped by a `select!`).
         struct Awake<'a>(&'a Pacer);
         impl Drop for Awake<'_> {
@@ -394,14 +396,15 @@ impl Pacer {
     }
 
     /// Waits for `by` of virtual time.
-    pub async fn sleep(&self, by: Duration) {
+    #[cfg(test)]
+    pub(crate) async fn sleep(&self, by: Duration) {
         self.sleep_until(after(self.clock.now(), to_chrono(by)))
             .await;
     }
 
     /// A handle that marks this work busy from outside, before something wakes it (a cancel),
     /// so a look that follows waits for it.
-    pub fn waker(&self) -> PacerWaker {
+    pub(crate) fn waker(&self) -> PacerWaker {
         PacerWaker {
             id: self.id,
             clock: self.clock.clone(),
@@ -417,14 +420,14 @@ impl Drop for Pacer {
 
 /// Marks a [`Pacer`]'s work busy (see [`Pacer::waker`]); does nothing once the work ended.
 #[derive(Debug, Clone)]
-pub struct PacerWaker {
+pub(crate) struct PacerWaker {
     id: u64,
     clock: Clock,
 }
 
 impl PacerWaker {
     /// The work is about to be woken: a look waits for it from now on.
-    pub fn wake(&self) {
+    pub(crate) fn wake(&self) {
         self.clock.inner.pacers.set(self.id, Pace::Busy);
     }
 }
@@ -456,12 +459,12 @@ impl std::fmt::Debug for Clock {
 
 /// Converts a std duration to a chrono one, saturating at [`FOREVER`], so that adding it to any
 /// time the clock shows cannot overflow.
-pub fn to_chrono(d: Duration) -> TimeDelta {
+pub(crate) fn to_chrono(d: Duration) -> TimeDelta {
     TimeDelta::from_std(d).map_or(FOREVER, |span| span.min(FOREVER))
 }
 
 /// Formats a virtual timestamp the way the Computer API does (`2026-10-24T00:11:18.709Z`).
-pub fn iso(t: DateTime<Utc>) -> String {
+pub(crate) fn iso(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 

@@ -24,15 +24,12 @@ mod sonar;
 mod world;
 
 pub use agent::LoadedAgentScenario;
-pub(crate) use agent::{
-    AgentScript, AgentStep, AgentTurn, EndStatus, Fault, ResultSpec, TurnEnd, is_agent_scenario,
-    parse_agent,
-};
+pub(crate) use agent::{AgentScript, AgentStep, AgentTurn, EndStatus, Fault, ResultSpec, TurnEnd};
 pub use catalog::Catalog;
 pub(crate) use catalog::{DEFAULT_AGENT_SCENARIO, Loaded, parse_scenario};
 pub(crate) use computer::{
     FileSpec, InteractionSpec, Outcome, QuestionSpec, Refusal, Segment, SignInSpec, SourceSpec,
-    Step, StepEnd, parse,
+    Step, StepEnd,
 };
 pub use computer::{LoadedScenario, Scenario, Settings};
 pub use duration::parse_duration;

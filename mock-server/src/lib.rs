@@ -72,16 +72,15 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum [`Router`] to
+//! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum [`Router`](axum::Router) to
 //! drive with `tower::ServiceExt::oneshot`, and a [`MockHandle`] with the same accessors.
 //! The crate's documentation (`docs/embedding.md`) walks through both.
 
-#[doc(hidden)]
-pub mod agent;
+mod agent;
 mod app;
 mod builder;
 mod client;
-pub mod clock;
+mod clock;
 mod computer;
 mod config;
 mod control;
@@ -100,7 +99,7 @@ pub mod world;
 
 pub use builder::MockServerBuilder;
 pub use client::pkce_s256_challenge;
-pub use clock::{Clock, ClockMode};
+pub use clock::{Clock, ClockError, ClockMode};
 pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };
@@ -118,17 +117,3 @@ pub use oauth::{AUTHORIZE_PATH, AuthMode, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 pub use serve::ConnectionLimits;
 pub use server::MockServer;
 pub use world::World;
-
-/// Validating one Computer scenario file as the mock loads it; kept for the crate's own tests.
-#[doc(hidden)]
-pub mod scenario {
-    use std::path::Path;
-
-    use crate::error::FixtureError;
-    use crate::fixtures::LoadedScenario;
-
-    /// Parses and validates one Computer scenario file.
-    pub fn parse(path: &Path, text: &str) -> Result<LoadedScenario, FixtureError> {
-        crate::fixtures::parse(path, text)
-    }
-}

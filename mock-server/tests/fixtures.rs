@@ -1,8 +1,8 @@
 //! Scenario fixtures: refusals that say where and what, extra directories, and routing.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mock_server::scenario::parse;
 use mock_server::{Catalog, MockServer};
 
 use crate::common::{self, Mock};
@@ -30,9 +30,17 @@ fn scenario(name: &str, extra: &str, outcome: &str) -> String {
 
 const COMPLETE: &str = r#"{"event":"complete","text":"Done from the extra fixture."}"#;
 
-/// The refusal for `text`, as shown to a person.
+/// The refusal for `text`, loaded from a file `extra/bad.json`, as shown to a person.
 fn refusal(text: &str) -> String {
-    let refused = parse(Path::new("extra/bad.json"), text).expect_err("refused");
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let dir = scratch(&format!(
+        "refusal-{}",
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    ))
+    .join("extra");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let file = write(&dir, "bad.json", text);
+    let refused = Catalog::load(&[file], None).expect_err("refused");
     refused.to_string()
 }
 
@@ -212,52 +220,43 @@ fn an_unknown_fallback_scenario_is_refused() {
 #[test]
 fn every_file_in_fixtures_scenarios_validates() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scenarios");
+    // Loading the directory validates every file in it, as `--fixtures` does; each file then
+    // replaces its embedded copy, so each scenario's source names the file it came from.
+    let catalog = Catalog::load(std::slice::from_ref(&dir), None).unwrap_or_else(|e| panic!("{e}"));
     let mut count = 0;
     for entry in std::fs::read_dir(&dir).expect("fixtures/scenarios") {
         let path = entry.expect("entry").path();
-        if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(&path).expect("read");
-            // Agent API scenarios (`agent-NAME.json`, named NAME) have their own definition.
-            let value: serde_json::Value = serde_json::from_str(&text).expect("json");
-            // Sonar scenarios (`sonar-NAME.json`, named NAME) load through the public builder.
-            if value.get("sonar").is_some() {
-                let _validated = mock_server::MockServer::builder()
-                    .scenario_json(&text)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                let stem = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default();
-                let expected = stem.strip_prefix("sonar-").filter(|n| *n != "default");
-                assert_eq!(
-                    value["name"].as_str(),
-                    Some(expected.unwrap_or(stem)),
-                    "sonar-NAME.json holds scenario NAME"
-                );
-                continue;
-            }
-            if mock_server::agent::script::is_agent_scenario(&value) {
-                let loaded = mock_server::agent::script::parse_agent(&path, value)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                let stem = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default();
-                let expected = stem.strip_prefix("agent-").filter(|n| *n != "default");
-                assert_eq!(
-                    loaded.name,
-                    expected.unwrap_or(stem),
-                    "agent-NAME.json holds scenario NAME"
-                );
-                continue;
-            }
-            let loaded = parse(&path, &text).unwrap_or_else(|e| panic!("{e}"));
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if let Some(loaded) = catalog.iter().find(|s| s.source == path) {
             assert_eq!(
-                path.file_stem().and_then(|s| s.to_str()),
-                Some(loaded.scenario.name.as_str()),
+                loaded.scenario.name, stem,
                 "file name matches scenario name"
             );
             count += 1;
+        } else if let Some(loaded) = catalog.agent_iter().find(|s| s.source == path) {
+            // Agent API scenarios (`agent-NAME.json`, named NAME) have their own definition.
+            let expected = stem.strip_prefix("agent-").filter(|n| *n != "default");
+            assert_eq!(
+                loaded.name,
+                expected.unwrap_or(stem),
+                "agent-NAME.json holds scenario NAME"
+            );
+        } else if let Some(loaded) = catalog.sonar_iter().find(|s| s.source == path) {
+            // So do Sonar scenarios (`sonar-NAME.json`, named NAME).
+            let expected = stem.strip_prefix("sonar-").filter(|n| *n != "default");
+            assert_eq!(
+                loaded.name,
+                expected.unwrap_or(stem),
+                "sonar-NAME.json holds scenario NAME"
+            );
+        } else {
+            panic!("{} was not loaded as a scenario", path.display());
         }
     }
     assert!(count >= 21, "{count} scenario files");

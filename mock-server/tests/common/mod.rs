@@ -371,9 +371,12 @@ impl Mock {
         self.send(request).await
     }
 
-    /// The current virtual time, as the mock writes timestamps.
+    /// The current virtual time, as the mock writes timestamps (`2026-10-24T00:11:18.000Z`).
     pub fn now(&self) -> String {
-        mock_server::clock::iso(self.handle.clock().now())
+        self.handle
+            .clock()
+            .now()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
     }
 }
 
