@@ -11,7 +11,23 @@ use crate::world::World;
 /// `/responses`).
 pub const AGENT_PATH: &str = "/v1/agent";
 
-/// Access to a mock's clock, journal and world, with or without a socket.
+/// A mock's URLs, clock, journal and world, with or without a socket: what
+/// [`MockServerBuilder::router`](crate::MockServerBuilder::router) hands out beside the router,
+/// and [`MockServer::handle`](crate::MockServer::handle) for a running one. Cheap to clone;
+/// clones share the mock.
+///
+/// ```
+/// use tower::ServiceExt as _;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+/// let request = http::Request::get("/_mock/clock").body(axum::body::Body::empty())?;
+/// let response = router.oneshot(request).await?;
+/// assert_eq!(response.status(), 200);
+/// assert_eq!(mock.journal().exchanges()[0].path, "/_mock/clock");
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct MockHandle {
     state: AppState,
@@ -23,43 +39,123 @@ impl MockHandle {
         Self { state }
     }
 
-    /// The base URL the mock hands out.
+    /// The base URL the mock hands out (what the Agent API SDKs take as their base URL).
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test/")?;
+    /// assert_eq!(mock.uri(), "http://mock.test");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn uri(&self) -> &str {
         self.state.base_url()
     }
-    /// The MCP endpoint URL.
+
+    /// The Computer MCP endpoint URL, `{uri}/rest/computer/mcp`.
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// assert_eq!(mock.mcp_url(), "http://mock.test/rest/computer/mcp");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn mcp_url(&self) -> String {
         format!("{}{MCP_PATH}", self.state.base_url())
     }
-    /// The Agent API endpoint URL (`POST` creates a response, `GET {agent_url}/{id}` retrieves
-    /// one); the official SDKs take [`uri`](Self::uri) as their base URL.
+
+    /// The Agent API endpoint URL, `{uri}/v1/agent` (`POST` creates a response, `GET
+    /// {agent_url}/{id}` retrieves one); the official SDKs take [`uri`](Self::uri) as their
+    /// base URL.
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// assert_eq!(mock.agent_url(), "http://mock.test/v1/agent");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn agent_url(&self) -> String {
         format!("{}{AGENT_PATH}", self.state.base_url())
     }
-    /// The virtual clock.
+
+    /// The virtual clock: `now()`, and `advance(d)` to move it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (_router, mock) = mock_server::MockServer::builder()
+    ///     .manual_clock()
+    ///     .router("http://mock.test")?;
+    /// let start = mock.clock().now();
+    /// assert_eq!(start, mock_server::Clock::fixed_epoch());
+    /// mock.clock().advance(Duration::from_secs(90));
+    /// assert_eq!((mock.clock().now() - start).num_seconds(), 90);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn clock(&self) -> &Clock {
         self.state.clock()
     }
-    /// Every exchange so far.
+
+    /// Every exchange so far, in order ([`Journal`]).
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// assert!(mock.journal().exchanges().is_empty());
+    /// assert_eq!(mock.journal().stats().next_seq, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn journal(&self) -> &Journal {
         self.state.journal()
     }
-    /// The account world.
+
+    /// The accounts and their live state (credit balances, connectors).
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// assert_eq!(mock.world().credits("bob"), 25);
+    /// assert_eq!(mock.world().accounts().len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn world(&self) -> &World {
         self.state.world()
     }
-    /// The scenario catalog.
+
+    /// Every scenario loaded: Computer ones (`iter`, `get`) and Agent API ones (`agent_iter`,
+    /// `agent_get`).
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// assert!(mock.catalog().get("timeout-then-complete").is_some());
+    /// assert_eq!(mock.catalog().fallback(), "complete");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn catalog(&self) -> &Catalog {
         self.state.catalog()
     }
+
     /// Revokes every OAuth access and refresh token issued for `account` (every account's when
     /// `None`), as `POST /_mock/oauth/revoke` does; returns how many were still usable. The
-    /// client's next request gets 401 and it must sign in again.
+    /// client's next request gets 401 and it must sign in again. The static dev tokens stay
+    /// valid.
+    ///
+    /// ```
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// assert_eq!(mock.revoke_oauth_tokens(Some("alice")), 0, "nobody signed in yet");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn revoke_oauth_tokens(&self, account: Option<&str>) -> usize {
         let revoked = self.state.oauth().revoke_account(account);
         revoked.access_tokens + revoked.refresh_tokens
     }
-    /// How many Agent API responses the mock holds (tests check a refused request added none).
+
+    /// How many Agent API responses the mock holds: a test checks that a request the mock
+    /// refused created none.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mock = mock_server::MockServer::start().await?;
+    /// let refused = mock.agent_client().create(serde_json::json!({"input": "no model"})).await;
+    /// assert_eq!(refused.expect_err("a model is required").status(), Some(400));
+    /// assert_eq!(mock.handle().agent_responses(), 0);
+    /// # Ok(()) }
+    /// ```
     pub fn agent_responses(&self) -> usize {
         self.state.agent().len()
     }

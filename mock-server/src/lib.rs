@@ -98,7 +98,10 @@ mod state;
 pub mod world;
 
 pub use builder::MockServerBuilder;
-pub use client::pkce_s256_challenge;
+pub use client::{
+    ALICE_DEV_TOKEN, AgentClient, BOB_DEV_TOKEN, ClientError, McpSession, McpSessionBuilder,
+    ToolResult, pkce_s256_challenge,
+};
 pub use clock::{Clock, ClockError, ClockMode};
 pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,

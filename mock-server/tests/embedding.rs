@@ -3,10 +3,13 @@
 
 use std::time::Duration;
 
-use mock_server::{MockServer, world::WORLD_FIXTURE};
+use mock_server::{BOB_DEV_TOKEN, ClientError, McpSession, MockServer, world::WORLD_FIXTURE};
 use serde_json::{Value, json};
 
 use crate::common::{self, Mock};
+
+/// What a test that uses `?` on the mock's errors returns.
+type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// A one-turn Computer scenario whose outcome is `outcome`.
 fn computer(name: &str, outcome: Value) -> String {
@@ -199,4 +202,121 @@ fn a_built_in_scenario_changed_in_the_test_replaces_the_built_in_one() {
     assert_eq!(announced, Some(100));
     assert!(mock_server::fixtures::embedded_scenario("slack-summary").is_some());
     assert!(mock_server::fixtures::embedded_scenario("no-such-scenario").is_none());
+}
+
+/// The embedding API's promise: a test starts a mock and drives
+/// a `#timeout-then-complete` conversation in under 15 lines.
+#[tokio::test]
+async fn an_embedded_mock_drives_timeout_then_complete_through_mcp_session() -> TestResult {
+    let mock = MockServer::builder()
+        .driven_clock(Duration::from_secs(60))
+        .start()
+        .await?;
+    let session = mock.mcp_session().await?;
+    let started = session.call_computer("#timeout-then-complete Go").await?;
+    assert_eq!(started["event"], "timeout", "{started}");
+    let thread = started["thread_id"].as_str().ok_or("a thread id")?;
+    let read = session.read_thread(thread).await?;
+    assert_eq!(read["web_state"]["task_status"], "completed");
+    let transcript = read["text"].as_str().unwrap_or_default();
+    assert!(transcript.contains("Postgres 19 released"), "{read}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_stateless_session_calls_tools_with_the_2026_envelope_and_headers() -> TestResult {
+    let mock = MockServer::builder()
+        .driven_clock(Duration::from_secs(60))
+        .start()
+        .await?;
+    let session = McpSession::builder(mock.mcp_url())
+        .token(BOB_DEV_TOKEN)
+        .protocol_version(mock_server::MODERN_VERSION)
+        .connect()
+        .await?;
+    let done = session.call_computer("#complete Summarize HN").await?;
+    assert_eq!(done["event"], "complete", "{done}");
+    let exchanges = mock.journal().exchanges();
+    let methods: Vec<&str> = exchanges
+        .iter()
+        .filter_map(|e| e.request_body["method"].as_str())
+        .collect();
+    assert_eq!(methods, ["server/discover", "tools/call"]);
+    let call = &exchanges[1];
+    assert_eq!(call.request_headers["mcp-method"], "tools/call");
+    assert_eq!(call.request_headers["mcp-name"], "call_perplexity_computer");
+    assert_eq!(call.request_headers["mcp-protocol-version"], "2026-07-28");
+    assert_eq!(
+        call.request_body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert!(call.response_headers.get("mcp-session-id").is_none());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_session_reports_a_refused_token_a_json_rpc_error_and_a_tool_error_apart() -> TestResult {
+    let mock = MockServer::start().await?;
+    let refused = McpSession::builder(mock.mcp_url())
+        .token("wrong-token")
+        .connect()
+        .await
+        .expect_err("an unknown token is refused");
+    assert_eq!(refused.status(), Some(401), "{refused}");
+
+    let session = mock.mcp_session().await?;
+    let unknown_tool = session
+        .call_tool("no_such_tool", json!({}))
+        .await
+        .expect_err("an unknown tool is a JSON-RPC error");
+    assert!(
+        matches!(&unknown_tool, ClientError::JsonRpc { code: -32602, message, .. }
+                 if message.contains("no_such_tool")),
+        "{unknown_tool}"
+    );
+    let tool_error = session
+        .call_tool("read_thread", json!({"thread_id": "nope"}))
+        .await?;
+    assert!(tool_error.is_error, "{tool_error:?}");
+    let shortcut = session
+        .read_thread("nope")
+        .await
+        .map(|read| read["event"].clone())?;
+    assert_eq!(shortcut, "error");
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_agent_client_creates_streams_retrieves_and_reports_the_error_envelope() -> TestResult {
+    let mock = MockServer::builder()
+        .driven_clock(Duration::from_secs(60))
+        .scenario_json(&agent("in-memory-agent", "Hello from memory."))?
+        .start()
+        .await?;
+    let request = json!({"model": "openai/gpt-5.6-terra", "input": "#in-memory-agent Hi"});
+    let agent = mock.agent_client();
+    let created = agent.create(request.clone()).await?;
+    assert_eq!(created["status"], "completed", "{created}");
+    let id = created["id"].as_str().ok_or("an id")?;
+    assert_eq!(agent.retrieve(id).await?["id"], id);
+    let events = agent.stream(request).await?;
+    let types: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert_eq!(types.first(), Some(&"response.created"));
+    assert_eq!(types.last(), Some(&"response.completed"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.to_string().contains("Hello from memory."))
+    );
+
+    let missing = agent
+        .retrieve("resp_missing")
+        .await
+        .expect_err("unknown id");
+    let ClientError::Status { status, body, .. } = &missing else {
+        panic!("a status error: {missing}");
+    };
+    assert_eq!(*status, 404);
+    assert!(body["error"]["message"].is_string(), "{body}");
+    Ok(())
 }
