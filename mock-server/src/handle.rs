@@ -1,6 +1,9 @@
 //! [`MockHandle`]: a mock's URLs, clock, journal and world, with or without a socket.
 
+use std::sync::Arc;
+
 use crate::clock::Clock;
+use crate::expect::{Expectation, Expectations};
 use crate::fixtures::Catalog;
 use crate::journal::Journal;
 use crate::oauth::MCP_PATH;
@@ -11,7 +14,7 @@ use crate::world::World;
 /// `/responses`).
 pub const AGENT_PATH: &str = "/v1/agent";
 
-/// A mock's URLs, clock, journal and world, with or without a socket: what
+/// A mock's URLs, clock, journal, world and expectations, with or without a socket: what
 /// [`MockServerBuilder::router`](crate::MockServerBuilder::router) hands out beside the router,
 /// and [`MockServer::handle`](crate::MockServer::handle) for a running one. Cheap to clone;
 /// clones share the mock.
@@ -31,12 +34,16 @@ pub const AGENT_PATH: &str = "/v1/agent";
 #[derive(Clone)]
 pub struct MockHandle {
     state: AppState,
+    expectations: Arc<Expectations>,
 }
 
 impl MockHandle {
     /// The handle of the mock on `state`.
     pub(crate) fn new(state: AppState) -> Self {
-        Self { state }
+        Self {
+            state,
+            expectations: Arc::default(),
+        }
     }
 
     /// The base URL the mock hands out (what the Agent API SDKs take as their base URL).
@@ -158,5 +165,45 @@ impl MockHandle {
     /// ```
     pub fn agent_responses(&self) -> usize {
         self.state.agent().len()
+    }
+
+    /// Adds an expectation on what the client sends; [`verify`](Self::verify) checks it (and a
+    /// [`MockServer`](crate::MockServer) checks them all when dropped).
+    ///
+    /// ```
+    /// use tower::ServiceExt as _;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let (router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// mock.expect(mock_server::Expectation::request("GET", "/_mock/scenarios").times(1));
+    /// let request = http::Request::get("/_mock/scenarios").body(axum::body::Body::empty())?;
+    /// router.oneshot(request).await?;
+    /// mock.verify();
+    /// # Ok(()) }
+    /// ```
+    pub fn expect(&self, expectation: Expectation) {
+        self.expectations.add(expectation);
+    }
+
+    /// Panics unless every expectation given so far holds over the journal; the message lists
+    /// each unmet expectation and the journal, one line per exchange.
+    ///
+    /// ```should_panic
+    /// let (_router, mock) = mock_server::MockServer::builder().router("http://mock.test")?;
+    /// mock.expect(mock_server::Expectation::tool_call("read_thread"));
+    /// mock.verify(); // panics: `read_thread` called: wanted at least 1 time, seen 0 times
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn verify(&self) {
+        if let Err(report) = self.expectations.check(self.journal()) {
+            panic!("{report}");
+        }
+    }
+
+    /// The report of the unmet expectations, if any (what [`verify`](Self::verify) panics
+    /// with).
+    pub(crate) fn unmet(&self) -> Option<String> {
+        self.expectations.check(self.journal()).err()
     }
 }

@@ -85,6 +85,7 @@ mod computer;
 mod config;
 mod control;
 mod error;
+mod expect;
 pub mod fixtures;
 mod handle;
 mod http;
@@ -108,6 +109,7 @@ pub use computer::{
 };
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_CALL_WAIT};
 pub use error::{Error, FixtureError, FixtureErrorKind};
+pub use expect::{Expectation, Times};
 pub use fixtures::Catalog;
 pub use handle::{AGENT_PATH, MockHandle};
 pub use http::encoding::{percent_decode, percent_encode};

@@ -1,5 +1,5 @@
 //! [`MockServer`]: a mock serving on a loopback socket in the background of the caller's tokio
-//! runtime, until it is dropped.
+//! runtime, until it is dropped; then it checks the expectations given to it.
 
 use std::net::SocketAddr;
 
@@ -9,6 +9,7 @@ use crate::builder::{Bound, MockServerBuilder};
 use crate::client::{ALICE_DEV_TOKEN, AgentClient, ClientError, McpSession};
 use crate::clock::Clock;
 use crate::error::Error;
+use crate::expect::Expectation;
 use crate::handle::MockHandle;
 use crate::journal::Journal;
 use crate::serve;
@@ -44,7 +45,9 @@ impl MockServerBuilder {
     }
 }
 
-/// A running mock on a loopback port; it stops when dropped.
+/// A running mock on a loopback port. It stops when dropped, and then panics if an
+/// [expectation](Self::expect) is unmet (unless the thread is already panicking), showing the
+/// journal.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
@@ -107,7 +110,7 @@ impl MockServer {
         self.address
     }
 
-    /// The handle: the same URLs, clock and journal, plus the world and the
+    /// The handle: the same URLs, clock, journal and expectations, plus the world and the
     /// catalog; cheap to clone and hand to other tasks.
     ///
     /// ```
@@ -284,7 +287,43 @@ impl MockServer {
         AgentClient::new(self.uri(), ALICE_DEV_TOKEN)
     }
 
-    /// Serves until the task ends (for the binary).
+    /// Adds an expectation on what the client sends, checked by [`verify`](Self::verify) and
+    /// when the mock is dropped.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use mock_server::{Expectation, MockServer};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mock = MockServer::builder().driven_clock(Duration::from_secs(60)).start().await?;
+    /// mock.expect(Expectation::tool_call("call_perplexity_computer").times(1));
+    /// mock.mcp_session().await?.call_computer("#complete Summarize Hacker News").await?;
+    /// # Ok(()) }
+    /// // Dropped here: the expectation holds, so nothing panics.
+    /// ```
+    pub fn expect(&self, expectation: Expectation) {
+        self.handle.expect(expectation);
+    }
+
+    /// Panics unless every expectation given so far holds over the journal, as the drop does;
+    /// for a check in the middle of a test.
+    ///
+    /// ```should_panic
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mock = mock_server::MockServer::start().await?;
+    /// mock.expect(mock_server::Expectation::tool_call("read_thread").times(1));
+    /// mock.mcp_session().await?;
+    /// mock.verify(); // panics: `read_thread` called: wanted exactly 1 time, seen 0 times
+    /// # Ok(()) }
+    /// ```
+    pub fn verify(&self) {
+        self.handle.verify();
+    }
+
+    /// Serves until the task ends (for the binary); checks the expectations when it returns.
     ///
     /// ```
     /// # use std::time::Duration;
@@ -302,9 +341,17 @@ impl MockServer {
 }
 
 impl Drop for MockServer {
+    /// Stops serving, then panics with the report if an expectation is unmet, unless the
+    /// thread is already panicking (a failed assertion says more than the report would).
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
+        }
+        if std::thread::panicking() {
+            return;
+        }
+        if let Some(report) = self.handle.unmet() {
+            panic!("{report}");
         }
     }
 }

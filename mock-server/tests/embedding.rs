@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use mock_server::{BOB_DEV_TOKEN, ClientError, McpSession, MockServer, world::WORLD_FIXTURE};
+use mock_server::{
+    BOB_DEV_TOKEN, ClientError, Expectation, McpSession, MockServer, world::WORLD_FIXTURE,
+};
 use serde_json::{Value, json};
 
 use crate::common::{self, Mock};
@@ -204,14 +206,15 @@ fn a_built_in_scenario_changed_in_the_test_replaces_the_built_in_one() {
     assert!(mock_server::fixtures::embedded_scenario("no-such-scenario").is_none());
 }
 
-/// The embedding API's promise: a test starts a mock and drives
-/// a `#timeout-then-complete` conversation in under 15 lines.
+/// The embedding API's promise: a test starts a mock, states what its client must do, and drives
+/// a `#timeout-then-complete` conversation in under 15 lines; the drop checks the expectation.
 #[tokio::test]
 async fn an_embedded_mock_drives_timeout_then_complete_through_mcp_session() -> TestResult {
     let mock = MockServer::builder()
         .driven_clock(Duration::from_secs(60))
         .start()
         .await?;
+    mock.expect(Expectation::tool_call("read_thread").after_event("timeout"));
     let session = mock.mcp_session().await?;
     let started = session.call_computer("#timeout-then-complete Go").await?;
     assert_eq!(started["event"], "timeout", "{started}");

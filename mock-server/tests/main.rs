@@ -44,6 +44,7 @@ mod driven_clock;
 mod elicitation_handshake;
 mod elicitation_modern;
 mod embedding;
+mod expectations;
 mod file_facts;
 mod files;
 mod fixtures;
