@@ -1,17 +1,46 @@
 //! A faithful, scriptable mock of Perplexity Computer's MCP server and of the Agent API, on a
 //! virtual clock.
 //!
-//! Start one in a test with [`MockServer::start`] or [`MockServer::builder`], give it scenarios
-//! written in the test ([`MockServerBuilder::scenario_json`]) or a world of accounts
-//! ([`MockServerBuilder::world_json`]), point your client at [`MockServer::mcp_url`] (Computer,
-//! MCP) or [`MockServer::agent_url`] (the Agent API; SDKs take [`MockServer::uri`] as their base
-//! URL), move time with [`MockServer::clock`], and read every exchange from
-//! [`MockServer::journal`]:
+//! Start one in a test with [`MockServer::start`] or [`MockServer::builder`] (scenarios
+//! written in the test with [`MockServerBuilder::scenario_json`], a world of accounts with
+//! [`MockServerBuilder::world_json`], a clock that moves only when the test or the client moves
+//! it), talk to it with [`MockServer::mcp_session`] (the Computer MCP endpoint, handshake
+//! done) or [`MockServer::agent_client`] (the Agent API), or point your own client at
+//! [`MockServer::mcp_url`] / [`MockServer::uri`] with [`ALICE_DEV_TOKEN`]. State what the
+//! client must do with [`MockServer::expect`]: a mock dropped with an [`Expectation`] unmet
+//! panics and shows the journal. Every exchange is in [`MockServer::journal`].
 //!
 //! ```
 //! use std::time::Duration;
 //!
-//! use serde_json::{Value, json};
+//! use mock_server::{Expectation, MockServer};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Arrange: time follows the client, so a two-minute wait takes no real time.
+//! let mock = MockServer::builder().driven_clock(Duration::from_secs(60)).start().await?;
+//! // After a `timeout` the client must read the thread, and never start it again.
+//! mock.expect(Expectation::tool_call("read_thread").after_event("timeout"));
+//! mock.expect(Expectation::tool_call("call_perplexity_computer").times(1));
+//!
+//! // Act: what a well-behaved client does with `#timeout-then-complete`.
+//! let session = mock.mcp_session().await?;
+//! let started = session.call_computer("#timeout-then-complete Summarize Hacker News").await?;
+//! assert_eq!(started["event"], "timeout");
+//! let thread = started["thread_id"].as_str().ok_or("a thread id")?;
+//! let read = session.read_thread(thread).await?;
+//!
+//! // Assert: the task finished; the expectations are checked when `mock` drops.
+//! assert_eq!(read["web_state"]["task_status"], "completed");
+//! # Ok(()) }
+//! ```
+//!
+//! The Agent API on a manual clock, asserting on what the client sent:
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use serde_json::json;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,33 +61,22 @@
 //!     .await?;
 //!
 //! // Act: a client starts a background response; `#weekly-digest` picks the scenario.
-//! let http = reqwest::Client::new();
-//! let created: Value = http
-//!     .post(mock.agent_url())
-//!     .bearer_auth("alice-dev-token")
-//!     .json(&json!({
+//! let agent = mock.agent_client();
+//! let created = agent
+//!     .create(json!({
 //!         "model": "openai/gpt-5.6-terra",
 //!         "input": "#weekly-digest What happened this week?",
 //!         "background": true,
 //!     }))
-//!     .send()
-//!     .await?
-//!     .json()
 //!     .await?;
 //! assert_eq!(created["status"], "queued");
 //!
 //! // Nothing moves until the test moves the clock past the queue and the minute of thought.
 //! mock.clock().advance(Duration::from_secs(90));
-//! let id = created["id"].as_str().unwrap_or_default();
-//! let events = http
-//!     .get(format!("{}/{id}?stream=true&starting_after=-1", mock.agent_url()))
-//!     .bearer_auth("alice-dev-token")
-//!     .send()
-//!     .await?
-//!     .text()
-//!     .await?;
-//! assert!(events.contains(r#""type":"response.completed""#));
-//! assert!(events.contains("Three things happened this week."));
+//! let id = created["id"].as_str().ok_or("an id")?;
+//! let events = agent.events(id).await?;
+//! assert_eq!(events.last().ok_or("events")?["type"], "response.completed");
+//! assert!(events.iter().any(|e| e.to_string().contains("Three things happened this week.")));
 //!
 //! // Assert on what the client sent: every exchange is in the journal, in order.
 //! let seen: Vec<(String, String, u16)> = mock
@@ -72,9 +90,24 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum [`Router`](axum::Router) to
-//! drive with `tower::ServiceExt::oneshot`, and a [`MockHandle`] with the same accessors.
-//! The crate's documentation (`docs/embedding.md`) walks through both.
+//! Without a socket, [`MockServer::builder`]`.router(base_url)` gives the axum
+//! [`Router`](axum::Router) to drive with `tower::ServiceExt::oneshot`, and a [`MockHandle`]
+//! with the same accessors. The crate's documentation (`docs/embedding.md`) walks through
+//! both.
+//!
+//! The public API, in one place:
+//!
+//! - the mock: [`MockServer`], [`MockServerBuilder`], [`MockHandle`], [`Error`] (why it did
+//!   not start), [`FixtureError`];
+//! - talking to it: [`McpSession`] ([`McpSessionBuilder`], [`ToolResult`]), [`AgentClient`],
+//!   [`ClientError`], [`ALICE_DEV_TOKEN`], [`BOB_DEV_TOKEN`], [`pkce_s256_challenge`];
+//! - checking the client: [`Expectation`], [`Times`], the [`journal`] ([`Journal`],
+//!   [`Exchange`], [`journal::normalize`] for snapshots);
+//! - time: [`Clock`], [`ClockMode`], [`ClockError`];
+//! - fixtures and accounts: [`fixtures`], [`world`];
+//! - protocol facts a client or a rule needs: [`MCP_PATH`], [`AGENT_PATH`], the OAuth paths,
+//!   [`HANDSHAKE_VERSIONS`], [`LATEST_HANDSHAKE_VERSION`], [`MODERN_VERSION`], [`TOOL_NAMES`],
+//!   [`form_content_problem`], [`fingerprint`], [`percent_encode`], [`percent_decode`].
 
 mod agent;
 mod app;
