@@ -215,9 +215,9 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
             args.format
         )));
     }
-    if !["computer", "agent", "all"].contains(&args.suite.as_str()) {
+    if !["computer", "agent", "sonar", "all"].contains(&args.suite.as_str()) {
         return Err(Error::usage(format!(
-            "--suite must be computer, agent or all, not `{}`",
+            "--suite must be computer, agent, sonar or all, not `{}`",
             args.suite
         )));
     }

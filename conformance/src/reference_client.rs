@@ -14,6 +14,7 @@ mod oauth;
 mod options;
 mod pace;
 mod session;
+mod sonar;
 mod wire;
 
 use crate::error::ClientError;
@@ -29,6 +30,9 @@ pub async fn run(options: ClientOptions) -> Result<(), ClientError> {
         .unwrap_or_default();
     if context.get("suite").and_then(serde_json::Value::as_str) == Some("agent") {
         return agent::run(options, &context).await;
+    }
+    if context.get("suite").and_then(serde_json::Value::as_str) == Some("sonar") {
+        return sonar::run(options).await;
     }
     if options.protocol_version == mock_server::MODERN_VERSION {
         return modern::run(options).await;

@@ -25,6 +25,7 @@ mod limits;
 mod oauth;
 mod outcomes;
 mod rule;
+mod sonar;
 mod tasks;
 mod thread;
 mod wire;
@@ -62,6 +63,8 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(follow_through::rules());
     rules.extend(answers::rules());
     rules.extend(limits::rules());
+    // Sonar: chat completions (issue 25).
+    rules.extend(sonar::rules());
     rules
 }
 

@@ -6,6 +6,7 @@ mod clock;
 mod drop;
 mod fixtures;
 mod partition;
+mod retry_after;
 mod stage;
 mod target;
 mod user;
@@ -113,8 +114,9 @@ impl RunOptions {
     /// suites that no claimed scenario judges (whatever `--scenario` and `--partition` pick).
     pub fn claims(&self) -> Result<Claims, Error> {
         let suites: &[&str] = match self.suite.as_str() {
-            "all" => &["computer", "agent"],
+            "all" => &["computer", "agent", "sonar"],
             "agent" => &["agent"],
+            "sonar" => &["sonar"],
             _ => &["computer"],
         };
         let (duties_judged, duties_judgeable, unjudged) =

@@ -2,6 +2,7 @@
 //! groups rules name to apply to many scenarios at once.
 
 mod duties;
+mod sonar;
 mod spec;
 
 pub use spec::{
@@ -37,6 +38,13 @@ macro_rules! approval_turns {
 
 /// Every scenario, in the order reports list them.
 pub const SCENARIOS: &[ScenarioSpec] =
+    &concat::<{ COMPUTER_AND_AGENT.len() + sonar::SCENARIOS.len() }>(
+        COMPUTER_AND_AGENT,
+        sonar::SCENARIOS,
+    );
+
+/// The Computer and Agent API scenarios: the first ones, then the duty scenarios.
+const COMPUTER_AND_AGENT: &[ScenarioSpec] =
     &concat::<{ BASE.len() + duties::SCENARIOS.len() }>(BASE, duties::SCENARIOS);
 
 /// `a` then `b`, as one array (a `const` cannot chain slices otherwise).

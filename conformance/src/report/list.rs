@@ -72,7 +72,7 @@ pub fn traceability_text() -> String {
 /// The list as text: scenarios by suite, then each rule with its document section and scenarios.
 pub fn list_text() -> String {
     let mut out = String::new();
-    for suite in ["computer", "agent"] {
+    for suite in ["computer", "agent", "sonar"] {
         let _ = writeln!(out, "Scenarios (suite {suite}):");
         for s in SCENARIOS.iter().filter(|s| s.suite == suite) {
             let era = match (s.suite, s.era) {
@@ -81,7 +81,7 @@ pub fn list_text() -> String {
             };
             let _ = writeln!(out, "  {:<34} {}{era}", s.name, s.description);
         }
-        if suite == "computer" {
+        if suite != "sonar" {
             out.push('\n');
         }
     }
@@ -113,6 +113,7 @@ const FAMILIES: &[(&str, &str)] = &[
     ("elicitation", "In-call elicitation (2026-07-28)"),
     ("oauth", "Signing in with OAuth"),
     ("agent", "The Agent API"),
+    ("sonar", "Sonar: chat completions"),
 ];
 
 /// Where a rule is judged, in words: a group, or the scenarios by name.

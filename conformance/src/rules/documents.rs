@@ -16,3 +16,7 @@ pub(crate) const AGENT_BACKGROUND_DOC: &str = "Agent API, Background mode";
 pub(crate) const TASKS_SPEC: &str = "MCP Tasks extension (SEP-2663)";
 /// The MCP specification's authorization chapter, for [`DocRef::document`](crate::check::DocRef::document).
 pub(crate) const MCP_AUTH_SPEC: &str = "MCP specification 2025-11-25, Authorization";
+/// HTTP Semantics (RFC 9110: `Retry-After`, idempotent methods), for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const HTTP_SEMANTICS: &str = "RFC 9110, HTTP Semantics";
+/// Perplexity's cookbook article on citations in a streamed answer, for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const STREAMING_CITATIONS_DOC: &str = "Perplexity API cookbook, Streaming citations";

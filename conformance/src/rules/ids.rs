@@ -215,6 +215,14 @@ pub const COMPUTER_UPLOAD_REFUSAL_SHOWN: &str = "computer.upload.refusal-shown";
 /// `computer.projects.page-on`
 pub const COMPUTER_PROJECTS_PAGE_ON: &str = "computer.projects.page-on";
 
+// ---- Sonar chat completions (`sonar.rs`; issue 25). ----
+/// `sonar.rate-limit.retry-after`
+pub const SONAR_RATE_LIMIT_RETRY_AFTER: &str = "sonar.rate-limit.retry-after";
+/// `sonar.citations.shown`
+pub const SONAR_CITATIONS_SHOWN: &str = "sonar.citations.shown";
+/// `sonar.answered.no-resend`
+pub const SONAR_ANSWERED_NO_RESEND: &str = "sonar.answered.no-resend";
+
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
     MCP_LIFECYCLE_INITIALIZED,
@@ -306,4 +314,8 @@ pub const ALL: &[&str] = &[
     COMPUTER_UPLOAD_SIZE_BYTES,
     COMPUTER_UPLOAD_REFUSAL_SHOWN,
     COMPUTER_PROJECTS_PAGE_ON,
+    // Sonar chat completions
+    SONAR_RATE_LIMIT_RETRY_AFTER,
+    SONAR_CITATIONS_SHOWN,
+    SONAR_ANSWERED_NO_RESEND,
 ];

@@ -14,6 +14,7 @@ use crate::transcript::Transcript;
 use super::clock::{ClockDriver, RunClock};
 use super::drop;
 use super::fixtures;
+use super::retry_after;
 use super::user::{USER_PATH, UserChannel};
 
 /// The check a stage adds when its mock's journal dropped an exchange.
@@ -105,6 +106,11 @@ impl Stage {
         };
         let router = if spec.drop_first_poll {
             drop::first_task_poll(router)
+        } else {
+            router
+        };
+        let router = if spec.suite == "sonar" {
+            retry_after::apply(router, mock.clock().clone())
         } else {
             router
         };

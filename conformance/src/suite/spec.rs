@@ -36,7 +36,7 @@ pub struct ScenarioSpec {
     pub patch: Option<fn(&mut Value)>,
     /// A change to the built-in world for this scenario (a plan's limit, more Projects).
     pub world: Option<fn(&mut Value)>,
-    /// `computer` or `agent`.
+    /// `computer`, `agent` or `sonar`.
     pub suite: &'static str,
     /// What the person wants, in a sentence.
     pub description: &'static str,
@@ -246,6 +246,21 @@ pub(super) const fn agent(
 ) -> ScenarioSpec {
     ScenarioSpec {
         suite: "agent",
+        turns,
+        ..spec(name, description, messages)
+    }
+}
+
+/// A Sonar scenario (suite `sonar`): `turns` carry each message's `sonar` request settings
+/// (`model`, `stream`; see the README's user channel table).
+pub(super) const fn sonar(
+    name: &'static str,
+    description: &'static str,
+    messages: &'static [&'static str],
+    turns: &'static str,
+) -> ScenarioSpec {
+    ScenarioSpec {
+        suite: "sonar",
         turns,
         ..spec(name, description, messages)
     }
