@@ -39,7 +39,7 @@ struct RunArgs {
     /// The client command; run through `sh -c` with the server URL as its last argument.
     #[arg(long)]
     target: Option<String>,
-    /// Which suite: computer, agent or all.
+    /// Which suite: computer, agent, sonar or all.
     #[arg(long, default_value = "computer")]
     suite: String,
     /// Only this scenario (repeatable).

@@ -37,11 +37,9 @@ macro_rules! approval_turns {
 }
 
 /// Every scenario, in the order reports list them.
-pub const SCENARIOS: &[ScenarioSpec] =
-    &concat::<{ COMPUTER_AND_AGENT.len() + sonar::SCENARIOS.len() }>(
-        COMPUTER_AND_AGENT,
-        sonar::SCENARIOS,
-    );
+pub const SCENARIOS: &[ScenarioSpec] = &concat::<
+    { COMPUTER_AND_AGENT.len() + sonar::SCENARIOS.len() },
+>(COMPUTER_AND_AGENT, sonar::SCENARIOS);
 
 /// The Computer and Agent API scenarios: the first ones, then the duty scenarios.
 const COMPUTER_AND_AGENT: &[ScenarioSpec] =

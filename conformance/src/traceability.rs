@@ -8,6 +8,7 @@
 mod agent;
 mod computer;
 mod duty;
+mod sonar;
 
 pub use duty::{Coverage, Duty};
 
@@ -22,6 +23,7 @@ pub fn duties() -> Vec<Duty> {
     computer::DUTIES
         .iter()
         .chain(agent::DUTIES)
+        .chain(sonar::DUTIES)
         .copied()
         .collect()
 }
@@ -187,6 +189,8 @@ mod tests {
         let computer = all.iter().filter(|d| d.id.starts_with('C')).count();
         let agent = all.iter().filter(|d| d.id.starts_with('A')).count();
         assert_eq!((computer, agent), (63, 19));
+        let sonar = all.iter().filter(|d| d.id.starts_with('S')).count();
+        assert_eq!(sonar, 3);
         let ids: BTreeSet<&str> = all.iter().map(|d| d.id).collect();
         assert_eq!(ids.len(), all.len(), "duty ids repeat");
     }

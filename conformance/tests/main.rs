@@ -27,4 +27,5 @@ mod rule_checks;
 mod serve;
 mod sign_in;
 mod snapshots;
+mod sonar_rule_checks;
 mod tool_results_page;

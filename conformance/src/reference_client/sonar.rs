@@ -192,7 +192,11 @@ impl Sonar {
 
 /// The `Retry-After` of a 429, in whole seconds.
 fn retry_after(r: &reqwest::Response) -> Option<Duration> {
-    let value = r.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?;
+    let value = r
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?;
     value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 

@@ -23,7 +23,11 @@ pub(crate) const CHAT_PATHS: &[&str] = &["/chat/completions", "/v1/chat/completi
 /// The Sonar scenarios whose answer cites sources.
 const CITED: &[&str] = &["sonar-cited-answer", "sonar-cited-stream"];
 /// Every Sonar scenario.
-const EVERY_SONAR: &[&str] = &["sonar-cited-answer", "sonar-cited-stream", "sonar-rate-limited"];
+const EVERY_SONAR: &[&str] = &[
+    "sonar-cited-answer",
+    "sonar-cited-stream",
+    "sonar-rate-limited",
+];
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![

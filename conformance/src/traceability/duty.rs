@@ -15,7 +15,8 @@ pub enum Coverage {
 /// One client duty of a product document.
 #[derive(Debug, Clone, Copy)]
 pub struct Duty {
-    /// Stable id: `C01`.. for the Computer document, `A01`.. for the Agent API documents.
+    /// Stable id: `C01`.. for the Computer document, `A01`.. for the Agent API documents,
+    /// `S01`.. for a Sonar client's.
     pub id: &'static str,
     /// The document's public title.
     pub document: &'static str,
@@ -28,11 +29,13 @@ pub struct Duty {
 }
 
 impl Duty {
-    /// The suite whose scenarios judge it: `computer` (the Computer document's `C..` duties)
-    /// or `agent` (the Agent API documents' `A..`).
+    /// The suite whose scenarios judge it: `computer` (the Computer document's `C..` duties),
+    /// `agent` (the Agent API documents' `A..`) or `sonar` (a Sonar client's `S..`).
     pub fn suite(&self) -> &'static str {
         if self.id.starts_with('A') {
             "agent"
+        } else if self.id.starts_with('S') {
+            "sonar"
         } else {
             "computer"
         }
