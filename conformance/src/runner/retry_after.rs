@@ -31,7 +31,7 @@ pub(super) fn apply(router: Router, clock: Clock) -> Router {
                     .and_then(|v| v.trim().parse::<u64>().ok())
                     .map(Duration::from_secs);
                 if let Some(wait) = wait
-                    && clock.is_driven()
+                    && matches!(clock.mode(), mock_server::ClockMode::Driven { .. })
                 {
                     tokio::spawn(async move {
                         tokio::time::sleep(wait.saturating_sub(MARGIN)).await;
