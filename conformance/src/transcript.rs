@@ -49,6 +49,8 @@ pub struct Rpc {
     pub response: Value,
     /// Wall-clock time the request arrived.
     pub real_time: chrono::DateTime<chrono::Utc>,
+    /// Wall-clock time the mock's answer was ready (a client can only start waiting after it).
+    pub real_responded_at: chrono::DateTime<chrono::Utc>,
 }
 
 impl Rpc {
@@ -171,6 +173,7 @@ impl Transcript {
                 response_headers: e.response_headers.clone(),
                 response,
                 real_time: e.real_time,
+                real_responded_at: e.real_responded_at,
             });
         }
         Self {

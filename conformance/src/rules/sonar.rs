@@ -132,7 +132,8 @@ fn retry_after(t: &Transcript) -> Outcome {
         let Some(next) = chats(t).find(|e| e.seq > refused.seq) else {
             continue;
         };
-        let gap = (next.real_time - refused.real_time).num_milliseconds() as f64 / 1000.0;
+        // From the answer: the client can only start waiting once it has the 429.
+        let gap = (next.real_time - refused.real_responded_at).num_milliseconds() as f64 / 1000.0;
         if gap < *secs {
             return Outcome::Violated {
                 message: format!(

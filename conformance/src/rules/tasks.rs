@@ -55,7 +55,7 @@ pub(super) fn rules() -> Vec<Rule> {
         },
         Rule {
             id: ids::TASKS_POLL_FAR_TOO_EARLY,
-            summary: "no tasks/get comes sooner than half of pollIntervalMs after the previous poll (or the task's creation)",
+            summary: "no tasks/get comes sooner than half of pollIntervalMs after the answer to the previous poll (or to the call that created the task)",
             level: Level::Must,
             doc: DocRef {
                 document: COMPUTER_DOC,
@@ -282,12 +282,16 @@ struct Gap<'a> {
     interval_ms: f64,
 }
 
-/// Every `tasks/get` of every created task, with the gap since the previous poll of that task
-/// (or since the task was created) and the `pollIntervalMs` the client had last been given.
+/// Every `tasks/get` of every created task, with the gap since the answer to the previous poll
+/// of that task (or to the call that created it) and the `pollIntervalMs` that answer gave.
+///
+/// The gap runs from the answer, not from the previous request's arrival: a client learns the
+/// interval from the answer and waits after it, so a slow answer (a loaded machine) must not
+/// make a client that waited look early.
 fn gaps(t: &Transcript) -> Vec<Gap<'_>> {
     let mut out = Vec::new();
     for task in created(t) {
-        let mut previous = task.rpc.real_time;
+        let mut previous = task.rpc.real_responded_at;
         let mut interval = task.interval_ms;
         for poll in t.rpcs.iter().filter(|r| {
             r.seq > task.rpc.seq
@@ -305,7 +309,7 @@ fn gaps(t: &Transcript) -> Vec<Gap<'_>> {
                     interval_ms,
                 });
             }
-            previous = poll.real_time;
+            previous = poll.real_responded_at;
             interval = poll
                 .response
                 .pointer("/result/pollIntervalMs")
@@ -334,7 +338,7 @@ fn poll_timing(gaps: &[Gap<'_>], from: f64, to: f64, what: &str) -> Outcome {
         )),
         Some(first) => Outcome::Violated {
             message: format!(
-                "{} of {} polls came {what} (first: #{} {:.1} ms after the previous poll, pollIntervalMs {})",
+                "{} of {} polls came {what} (first: #{} {:.1} ms after the answer to the previous poll, pollIntervalMs {})",
                 early.len(),
                 gaps.len(),
                 first.rpc.seq,

@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 use axum::body::Body;
 use axum::response::Response;
 use bytes::{Bytes, BytesMut};
+use chrono::Utc;
 use http_body_util::BodyExt;
 use hyper::body::{Body as _, Frame, SizeHint};
 
@@ -53,10 +54,12 @@ impl Open {
         let status = parts.status.as_u16();
         let headers = StoredHeaders::pack(&parts.headers);
         let responded_at = self.clock.now();
+        let real_responded_at = Utc::now();
         let head = move |record: &mut Record| {
             record.status = status;
             record.response_headers = headers;
             record.virtual_responded_at = responded_at;
+            record.real_responded_at = real_responded_at;
         };
         let cap = self.journal.config().max_body_bytes;
         let events = StoredHeaders::is_event_stream(&parts.headers);

@@ -53,6 +53,9 @@ pub struct Exchange {
     pub real_time: DateTime<Utc>,
     /// Virtual time when the response head was ready.
     pub virtual_responded_at: DateTime<Utc>,
+    /// Wall-clock time when the response head was ready: what a client waiting after an
+    /// answer (a poll interval) waits from.
+    pub real_responded_at: DateTime<Utc>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -82,6 +85,7 @@ impl Exchange {
             virtual_time: at,
             real_time: at,
             virtual_responded_at: at,
+            real_responded_at: at,
         }
     }
 }

@@ -124,6 +124,7 @@ pub(crate) struct Record {
     pub(crate) virtual_time: DateTime<Utc>,
     pub(crate) real_time: DateTime<Utc>,
     pub(crate) virtual_responded_at: DateTime<Utc>,
+    pub(crate) real_responded_at: DateTime<Utc>,
     /// The response ended (or the client left): nothing will change any more.
     pub(crate) finished: bool,
     /// The journal's change counter when this record last changed (waits look at changes only).
@@ -156,6 +157,7 @@ impl Record {
             virtual_time,
             real_time,
             virtual_responded_at: virtual_time,
+            real_responded_at: real_time,
             finished: false,
             revision: 0,
         }

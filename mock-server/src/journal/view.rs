@@ -53,6 +53,7 @@ pub(crate) fn exchange(record: &Record) -> Exchange {
         virtual_time: record.virtual_time,
         real_time: record.real_time,
         virtual_responded_at: record.virtual_responded_at,
+        real_responded_at: record.real_responded_at,
     }
 }
 
