@@ -8,6 +8,7 @@
 //! - `decide`: carrying out the approval decisions a continuation brought;
 //! - `research`: the default model's run for a request no scenario selects;
 //! - `steps`, `calls`: what each scripted step streams and adds;
+//! - `choose`: which of the request's tools the default model calls for a message;
 //! - `sandbox`: sandbox commands and the GitHub credentials they get;
 //! - `honesty`: what an answer says when the run could not get its data;
 //! - `items`: writing output items and streaming messages;
@@ -15,6 +16,7 @@
 //! - `response`, `usage`: the response object and its `usage`, as the live API shapes them.
 
 mod calls;
+mod choose;
 mod continuation;
 mod decide;
 mod engine;

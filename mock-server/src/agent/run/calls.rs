@@ -4,16 +4,17 @@
 
 use serde_json::{Map, Value};
 
+use super::choose;
 use super::engine::{Engine, Flow};
 use super::honesty::Failure;
-use super::sandbox::Command;
+use super::sandbox::{Command, gh_command};
 use crate::agent::arguments::example_arguments;
 use crate::agent::store::{Pause, Pending};
 use crate::agent::tools::{self, Server};
 use crate::agent::wire::ids::{call_token, new_id};
 use crate::agent::wire::items::{FunctionCall, ItemStatus, OutputItem};
 use crate::agent::wire::request::Tool;
-use crate::fixtures::AgentStep;
+use crate::fixtures::{AgentStep, DEFAULT_AGENT_SCENARIO};
 use crate::world::ConnectorState;
 
 impl Engine {
@@ -32,13 +33,36 @@ impl Engine {
         else {
             return Flow::Next;
         };
+        // The default model picks the tool that fits the user's message; a script names its
+        // own (or takes the first listed).
+        let fitted =
+            (self.setup.scenario.0 == DEFAULT_AGENT_SCENARIO && server.is_none() && tool.is_none())
+                .then(|| choose::fitting_tool(servers, &self.setup.validated.input.user_text()))
+                .flatten();
+        let (server, tool) = match &fitted {
+            Some((label, name)) => (Some(label.clone()), Some(name.clone())),
+            None => (server.clone(), tool.clone()),
+        };
         let Some(target) = tools::pick_server(servers, server.as_deref()) else {
-            return Flow::Next;
+            let what = match (&tool, &server) {
+                (Some(tool), Some(server)) => format!("call {tool} on {server}"),
+                (Some(tool), None) => format!("call {tool}"),
+                (None, Some(server)) => format!("use {server}"),
+                (None, None) => "call the tool I needed".to_owned(),
+            };
+            let why = match &server {
+                Some(_) => "the request's tools do not include that connector or MCP server",
+                None => "the request offers no MCP server or connector",
+            };
+            return self.not_offered(&what, why);
         };
         if target.sandbox_mode {
             // GitHub with the sandbox and no allowed_tools runs through git/gh.
-            let name = tool.clone().unwrap_or_else(|| "gh".into());
-            let code = format!("gh api {name}");
+            let no_arguments = Value::Object(Map::new());
+            let code = gh_command(
+                tool.as_deref().unwrap_or_default(),
+                arguments.as_ref().unwrap_or(&no_arguments),
+            );
             // A call scripted without output prints nothing.
             let stdout = output.clone().unwrap_or_default();
             let command = Command {
@@ -84,10 +108,31 @@ impl Engine {
                 self.failures.push(Failure::NotConnected {
                     server: target.label.clone(),
                 });
+                return Flow::Next;
             }
-            return Flow::Next;
+            let what = format!(
+                "call {} on {}",
+                tool.as_deref().unwrap_or("a tool"),
+                target.label
+            );
+            return self.not_offered(&what, "it lists no tool this request allows me to use");
         };
         let name = listed.name.clone();
+        if let Some(wanted) = tool.as_deref()
+            && wanted != name
+            && target.remote.is_none()
+        {
+            // A managed connector's scripted call whose tool is not listed (`allowed_tools`
+            // leaves it out): another tool would not give the scripted answer its data, so
+            // the model calls nothing. (A real server's first tool stands in: it answers for
+            // itself.)
+            let what = format!("call {wanted} on {}", target.label);
+            return self.not_offered(&what, "the request's allowed_tools do not include it");
+        }
+        // Scripted output belongs to the scripted tool.
+        let output = output
+            .clone()
+            .filter(|_| tool.as_deref().is_none_or(|t| t == name));
         self.last_called = Some((target.label.clone(), name.clone()));
         // Scripted arguments belong to the scripted tool; when the server does not list it and
         // the model falls back to another tool, it builds arguments for that one.
@@ -125,9 +170,7 @@ impl Engine {
             self.proposed.push(pending);
             return Flow::Next;
         }
-        let (out, err) = target
-            .call(&name, &arguments, output.clone(), error.clone())
-            .await;
+        let (out, err) = target.call(&name, &arguments, output, error.clone()).await;
         self.record_output(&name, out.as_deref());
         self.fresh_output |= out.is_some();
         if let Some(error) = &err {
@@ -160,7 +203,11 @@ impl Engine {
             _ => None,
         });
         let Some((function, parameters)) = function else {
-            return Flow::Next;
+            let what = match name {
+                Some(name) => format!("call the {name} function"),
+                None => "call a function".to_owned(),
+            };
+            return self.not_offered(&what, "the request's tools do not include it");
         };
         let arguments = arguments.cloned().unwrap_or_else(|| {
             // A function without `parameters` takes none.

@@ -144,6 +144,7 @@ fn script_for(loaded: &LoadedAgentScenario, validated: &Validated) -> Arc<AgentS
                     InputItem::FunctionCall(_) | InputItem::FunctionCallOutput(_)
                 )
             }),
+        servers: offers(|t| matches!(t, Tool::Mcp(_) | Tool::Connector(_))),
     };
     let input = validated.input.first_user_text();
     Arc::new(research::script(preset, &input, offered))

@@ -30,6 +30,14 @@ pub(crate) enum Failure {
         /// Why: the GitHub connector is missing, not connected, or lapsed.
         why: String,
     },
+    /// A scripted step whose tool the request does not offer (no such tool, a connector or
+    /// server that is not in `tools`, a tool `allowed_tools` leaves out): nothing ran.
+    NotOffered {
+        /// What could not be done (`call the get_weather function`).
+        what: String,
+        /// Why (`the request's tools do not include it`).
+        why: String,
+    },
     /// The step budget ran out before a tool could be used.
     OutOfSteps {
         /// What could not be done (`call slack_search_public on slack`).
@@ -81,6 +89,7 @@ impl Failure {
                  tools"
             ),
             Self::GitHub { why } => format!("work with GitHub in the sandbox: {why}"),
+            Self::NotOffered { what, why } => format!("{what}: {why}"),
             Self::OutOfSteps { what, cap } => {
                 format!("{what}: the run ran out of steps ({cap}) first")
             }
@@ -88,10 +97,22 @@ impl Failure {
     }
 }
 
+/// What went wrong, each thing once and in order: two commands refused for the same reason
+/// make one clause, not a repeated sentence.
+pub(crate) fn reasons(failures: &[Failure]) -> Vec<String> {
+    let mut reasons: Vec<String> = Vec::new();
+    for reason in failures.iter().map(Failure::describe) {
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    reasons
+}
+
 /// The answer of a run that could not get its data: what went wrong, and that nothing was made
 /// up.
 pub(crate) fn honest_answer(failures: &[Failure]) -> String {
-    let reasons: Vec<String> = failures.iter().map(Failure::describe).collect();
+    let reasons = reasons(failures);
     format!(
         "I could not {}. I did not get the data I needed, so I cannot give you an answer based \
          on it.",
@@ -134,5 +155,19 @@ mod tests {
         ]);
         assert!(text.contains("notion connector"), "{text}");
         assert!(text.contains("max_steps 1"), "{text}");
+    }
+
+    #[test]
+    fn the_same_failure_twice_is_said_once() {
+        let refused = Failure::GitHub {
+            why: "the GitHub connector's authorization has lapsed".into(),
+        };
+        let text = honest_answer(&[refused.clone(), refused]);
+        assert_eq!(
+            text.matches("authorization has lapsed").count(),
+            1,
+            "{text}"
+        );
+        assert!(!text.contains("nor"), "{text}");
     }
 }

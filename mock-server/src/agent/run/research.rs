@@ -5,7 +5,10 @@
 //! `fast` and minutes for the deeper presets, and answers with citations (`[n]` markers the
 //! message's `annotations` resolve to the sources found). Without a preset the model searches
 //! once if the request offers `web_search`, and otherwise answers directly. A request offering
-//! a function tool gets it called first, and the answer comes from the output sent back.
+//! a function tool gets it called first, and the answer comes from the output sent back. A
+//! request bringing MCP servers or connectors gets the tool that fits its message called
+//! (`choose.rs` picks it, its input schema gives the arguments), and the answer comes from what
+//! the tool returned, or says what went wrong.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -142,6 +145,8 @@ pub(crate) struct Offered {
     pub(crate) reads: bool,
     /// A `function` tool.
     pub(crate) functions: bool,
+    /// An `mcp` server or a connector.
+    pub(crate) servers: bool,
 }
 
 /// The script of the default model for this request: `preset` is the request's `effort` or
@@ -166,6 +171,19 @@ pub(crate) fn script(preset: Option<&str>, input: &str, offered: Offered) -> Age
             name: None,
             arguments: None,
             duration: seconds(1),
+        });
+    }
+    // Its MCP servers and connectors: the model calls the tool that fits the message (chosen
+    // at run time, when their catalogs are known).
+    if offered.servers {
+        steps.push(AgentStep::McpCall {
+            server: None,
+            tool: None,
+            arguments: None,
+            output: None,
+            error: None,
+            parallel: false,
+            duration: seconds(2),
         });
     }
     let mut sentences = Vec::new();
@@ -288,6 +306,7 @@ mod tests {
         searches: true,
         reads: true,
         functions: false,
+        servers: false,
     };
 
     fn kinds(script: &AgentScript) -> Vec<&'static str> {
@@ -300,6 +319,7 @@ mod tests {
                 AgentStep::FetchUrl { .. } => "fetch_url",
                 AgentStep::Message { .. } => "message",
                 AgentStep::FunctionCall { .. } => "function_call",
+                AgentStep::McpCall { .. } => "mcp_call",
                 _ => "other",
             })
             .collect()
@@ -335,6 +355,16 @@ mod tests {
         };
         let script = script(None, "weather in Oslo", offered);
         assert_eq!(kinds(&script), ["reasoning", "function_call", "message"]);
+    }
+
+    #[test]
+    fn a_request_with_servers_gets_a_tool_called() {
+        let offered = Offered {
+            servers: true,
+            ..Offered::default()
+        };
+        let script = script(None, "recent Slack messages", offered);
+        assert_eq!(kinds(&script), ["reasoning", "mcp_call", "message"]);
     }
 
     #[test]

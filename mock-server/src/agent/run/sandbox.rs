@@ -5,9 +5,12 @@
 //! way `git` and `gh` fail without credentials, in the `sandbox_results` item ("failures appear
 //! as git or gh output").
 
+use serde_json::Value;
+
 use super::engine::Engine;
 use super::honesty::Failure;
 use crate::agent::tools::Server;
+use crate::agent::wire::events::Event;
 use crate::agent::wire::ids::call_token;
 use crate::agent::wire::items::{ItemStatus, Language, OutputItem, SandboxResults, SandboxRun};
 use crate::world::ConnectorState;
@@ -75,8 +78,21 @@ impl Engine {
         } else {
             ItemStatus::Failed
         };
+        let call_id = format!("call_{}", call_token());
+        let results = vec![SandboxRun {
+            stdout,
+            stderr,
+            exit_code,
+            duration_ms: 1200,
+            status,
+        }];
+        // The stream says what the command printed as it finishes, before the item.
+        self.run.emit(Event::SandboxResults {
+            call_id: call_id.clone(),
+            results: results.clone(),
+        });
         self.add_item(OutputItem::SandboxResults(SandboxResults {
-            call_id: format!("call_{}", call_token()),
+            call_id,
             code: command.code.to_owned(),
             language: if command.language == "bash" {
                 Language::Bash
@@ -84,13 +100,7 @@ impl Engine {
                 Language::Python
             },
             status,
-            results: vec![SandboxRun {
-                stdout,
-                stderr,
-                exit_code,
-                duration_ms: 1200,
-                status,
-            }],
+            results,
         }));
     }
 }
@@ -106,6 +116,67 @@ fn credentials(servers: &[Server]) -> Credentials {
             Credentials::Valid
         }
         _ => Credentials::Missing,
+    }
+}
+
+/// The `gh` command line that does what a GitHub connector tool would: the model "uses the git
+/// and gh CLIs in the sandbox" when GitHub runs through them, so each tool becomes the real `gh`
+/// subcommand (`list_pull_requests` is `gh pr list --repo OWNER/REPO --state open`), and a tool
+/// with no subcommand of its own reads the REST API with `gh api`.
+pub(super) fn gh_command(tool: &str, arguments: &Value) -> String {
+    let text = |key: &str| match arguments.get(key) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let repo = match (text("owner"), text("repo")) {
+        (Some(owner), Some(repo)) => Some(format!("{owner}/{repo}")),
+        (None, Some(repo)) if repo.contains('/') => Some(repo),
+        _ => None,
+    };
+    let on_repo = |command: &str| match &repo {
+        Some(repo) => format!("{command} --repo {repo}"),
+        None => command.to_owned(),
+    };
+    let state = text("state")
+        .map(|s| format!(" --state {s}"))
+        .unwrap_or_default();
+    let number = text("pull_number")
+        .or_else(|| text("issue_number"))
+        .or_else(|| text("number"))
+        .unwrap_or_else(|| "1".to_owned());
+    let fields = "--json number,title,state";
+    match tool {
+        "list_pull_requests" => format!("{}{state} {fields}", on_repo("gh pr list")),
+        "get_pull_request" => format!("{} {fields}", on_repo(&format!("gh pr view {number}"))),
+        "list_issues" => format!("{}{state} {fields}", on_repo("gh issue list")),
+        "get_issue" => format!("{} {fields}", on_repo(&format!("gh issue view {number}"))),
+        "search_repositories" => format!(
+            "gh search repos {} --json fullName,description",
+            shell_word(&text("query").unwrap_or_default())
+        ),
+        "get_file_contents" => {
+            let path = text("path").unwrap_or_default();
+            let repo = repo.unwrap_or_else(|| "OWNER/REPO".to_owned());
+            format!("gh api repos/{repo}/contents/{path}")
+        }
+        _ => match repo {
+            Some(repo) => format!("gh api repos/{repo}"),
+            None => "gh api user".to_owned(),
+        },
+    }
+}
+
+/// A shell word: quoted unless it is plain.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -175,6 +246,33 @@ fn refusal(code: &str, credentials: Credentials) -> (String, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connector_tools_become_real_gh_subcommands() {
+        let arguments = serde_json::json!({"owner": "acme", "repo": "widgets", "state": "open"});
+        assert_eq!(
+            gh_command("list_pull_requests", &arguments),
+            "gh pr list --repo acme/widgets --state open --json number,title,state"
+        );
+        assert_eq!(
+            gh_command(
+                "get_file_contents",
+                &serde_json::json!({"owner": "acme", "repo": "widgets", "path": "README.md"})
+            ),
+            "gh api repos/acme/widgets/contents/README.md"
+        );
+        assert_eq!(
+            gh_command("anything_else", &serde_json::json!({})),
+            "gh api user"
+        );
+        assert_eq!(
+            gh_command(
+                "search_repositories",
+                &serde_json::json!({"query": "mcp server"})
+            ),
+            "gh search repos 'mcp server' --json fullName,description"
+        );
+    }
 
     #[test]
     fn commands_that_talk_to_github_are_recognised() {

@@ -2,7 +2,7 @@
 //! pause it causes), given the tools the request enabled and the servers it discovered.
 
 use super::engine::{Engine, Flow};
-use super::honesty::{Failure, honest_answer};
+use super::honesty::{Failure, honest_answer, reasons};
 use super::sandbox::Command;
 use super::usage::written_len;
 use crate::agent::store::RunFile;
@@ -40,7 +40,8 @@ impl Engine {
                 if !self.has_tool(|t| matches!(t, Tool::WebSearch { .. }))
                     && !self.setup.validated.brings_preset_tools()
                 {
-                    return Flow::Next;
+                    return self
+                        .not_offered("search the web", "the request offers no web_search tool");
                 }
                 let first_id = self.sources.len() + 1;
                 self.sources
@@ -71,7 +72,10 @@ impl Engine {
                 if !self.has_tool(|t| matches!(t, Tool::FetchUrl { .. }))
                     && !self.setup.validated.brings_preset_tools()
                 {
-                    return Flow::Next;
+                    return self.not_offered(
+                        "read the pages I needed",
+                        "the request offers no fetch_url tool",
+                    );
                 }
                 let urls: Vec<String> = contents.iter().map(|c| c.url.clone()).collect();
                 let contents: Vec<FetchedPage> = contents
@@ -116,7 +120,7 @@ impl Engine {
                 ..
             } => {
                 if !self.sandbox_enabled() {
-                    return Flow::Next;
+                    return self.not_offered("run code in the sandbox", SANDBOX_OFF);
                 }
                 let command = Command {
                     code,
@@ -132,7 +136,7 @@ impl Engine {
                 filename, content, ..
             } => {
                 if !self.sandbox_enabled() {
-                    return Flow::Next;
+                    return self.not_offered(&format!("share {filename}"), SANDBOX_OFF);
                 }
                 let file = RunFile {
                     id: new_id("file"),
@@ -191,12 +195,7 @@ impl Engine {
                     }
                 } else {
                     // The run could not get its data: the answer says so, never the data.
-                    let failure = self
-                        .failures
-                        .iter()
-                        .map(Failure::describe)
-                        .collect::<Vec<_>>()
-                        .join("; ");
+                    let failure = reasons(&self.failures).join("; ");
                     match failed_text {
                         Some(failed) => failed.replace("{failure}", &failure),
                         None => honest_answer(&self.failures),
@@ -215,7 +214,20 @@ impl Engine {
         }
         Flow::Next
     }
+
+    /// A step whose tool the request does not offer: nothing runs, and the answer will say
+    /// what could not be done instead of reporting a result that never happened.
+    pub(super) fn not_offered(&mut self, what: &str, why: &str) -> Flow {
+        self.failures.push(Failure::NotOffered {
+            what: what.to_owned(),
+            why: why.to_owned(),
+        });
+        Flow::Next
+    }
 }
+
+/// Why a sandbox step cannot run.
+const SANDBOX_OFF: &str = "the request does not enable the sandbox tool (or a skill)";
 
 /// A `search_results` item's results; their `id`s go on from the run's earlier searches, so a
 /// citation `[n]` names one source.

@@ -6,7 +6,7 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::items::{FetchedPage, OutputItem, SearchResult};
+use super::items::{FetchedPage, OutputItem, SandboxRun, SearchResult};
 use super::response::{Response, RunError};
 
 /// One event of a run's log.
@@ -54,6 +54,14 @@ pub(crate) enum Event {
     FetchUrlResults {
         /// The pages read.
         contents: Vec<FetchedPage>,
+    },
+    /// `response.sandbox.results`: what a sandbox command printed, as it finishes (the
+    /// document names the event without its fields; these are its `sandbox_results` item's).
+    SandboxResults {
+        /// The item's `call_id`.
+        call_id: String,
+        /// The item's `results`.
+        results: Vec<SandboxRun>,
     },
     /// `response.output_item.added`.
     OutputItemAdded {
@@ -118,6 +126,7 @@ impl Event {
             Self::SearchResults { .. } => "response.reasoning.search_results",
             Self::FetchUrlQueries { .. } => "response.reasoning.fetch_url_queries",
             Self::FetchUrlResults { .. } => "response.reasoning.fetch_url_results",
+            Self::SandboxResults { .. } => "response.sandbox.results",
             Self::OutputItemAdded { .. } => "response.output_item.added",
             Self::OutputItemDone { .. } => "response.output_item.done",
             Self::OutputTextDelta { .. } => "response.output_text.delta",
@@ -148,6 +157,10 @@ impl Serialize for StreamEvent {
             Event::SearchResults { results } => map.serialize_entry("results", results)?,
             Event::FetchUrlQueries { urls } => map.serialize_entry("urls", urls)?,
             Event::FetchUrlResults { contents } => map.serialize_entry("contents", contents)?,
+            Event::SandboxResults { call_id, results } => {
+                map.serialize_entry("call_id", call_id)?;
+                map.serialize_entry("results", results)?;
+            }
             Event::OutputItemAdded { item, output_index }
             | Event::OutputItemDone { item, output_index } => {
                 map.serialize_entry("item", item)?;
@@ -238,6 +251,22 @@ mod tests {
                 }
             ),
             r#"{"type":"response.reasoning.fetch_url_queries","sequence_number":6,"urls":["https://u/"]}"#
+        );
+        assert_eq!(
+            rendered(
+                7,
+                Event::SandboxResults {
+                    call_id: "call_1".into(),
+                    results: vec![SandboxRun {
+                        stdout: "hi\n".into(),
+                        stderr: String::new(),
+                        exit_code: 0,
+                        duration_ms: 1200,
+                        status: crate::agent::wire::items::ItemStatus::Completed,
+                    }],
+                }
+            ),
+            r#"{"type":"response.sandbox.results","sequence_number":7,"call_id":"call_1","results":[{"stdout":"hi\n","stderr":"","exit_code":0,"duration_ms":1200,"status":"completed"}]}"#
         );
     }
 }
