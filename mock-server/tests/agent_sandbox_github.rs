@@ -137,3 +137,91 @@ async fn commands_that_do_not_touch_github_run_without_credentials() {
     assert_eq!(result["status"], "completed");
     assert_eq!(answer(&reply.body), "I wrote report.md and shared it.");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_lapsed_github_connector_is_explained_once_however_many_commands_failed() {
+    let mut world: Value =
+        serde_json::from_str(mock_server::world::WORLD_FIXTURE).expect("world fixture");
+    world["accounts"][0]["agent_api"]["connectors"]["connector_github"] = json!("lapsed");
+    let mock = Mock::with(
+        MockServer::builder()
+            .world_json(&world.to_string())
+            .expect("world"),
+    );
+    let response = run(&mock, json!([{"type": "sandbox"}, github()])).await;
+    assert_eq!(
+        sandbox_results(&response).len(),
+        2,
+        "two commands were refused"
+    );
+    let text = answer(&response);
+    assert_eq!(
+        text.matches("authorization has lapsed").count(),
+        1,
+        "one reason, said once: {text}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connector_tool_run_through_the_sandbox_is_a_real_gh_command() {
+    // "It uses the git and gh CLIs in the sandbox": list_pull_requests is `gh pr list`.
+    let mock = Mock::new();
+    let response = run(&mock, json!([{"type": "sandbox"}, github()])).await;
+    let codes: Vec<String> = sandbox_results(&response)
+        .iter()
+        .filter_map(|r| r["code"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        codes[1],
+        "gh pr list --repo acme/widgets --state open --json number,title,state"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_sends_response_sandbox_results_with_what_the_command_printed() {
+    // The Agent API's "shape output" page lists the `response.sandbox.results` event; its
+    // fields are not documented, so it carries its item's `call_id` and `results` (see
+    // docs/where-documents-are-silent.md, "The sandbox and GitHub").
+    let mock = Mock::new();
+    let reply = mock
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "#github-sandbox open PRs?",
+                   "max_steps": 12, "stream": true,
+                   "tools": [{"type": "sandbox"}, github()]}),
+        )
+        .await;
+    let sandbox_events: Vec<&Value> = reply
+        .events
+        .iter()
+        .filter(|e| e["type"] == "response.sandbox.results")
+        .collect();
+    let items: Vec<&Value> = reply
+        .events
+        .iter()
+        .filter(|e| {
+            e["type"] == "response.output_item.done" && e["item"]["type"] == "sandbox_results"
+        })
+        .map(|e| &e["item"])
+        .collect();
+    assert_eq!(sandbox_events.len(), 2, "one per command");
+    assert_eq!(items.len(), 2);
+    for (event, item) in sandbox_events.iter().zip(&items) {
+        assert_eq!(event["call_id"], item["call_id"]);
+        assert_eq!(event["results"], item["results"]);
+    }
+    assert!(
+        sandbox_events[0]["results"][0]["stdout"]
+            .as_str()
+            .is_some_and(|s| s.contains("Fix rounding")),
+        "{:#}",
+        sandbox_events[0]
+    );
+    // The event comes before its item is added.
+    let position = |pred: &dyn Fn(&Value) -> bool| reply.events.iter().position(|e| pred(e));
+    let event_at = position(&|e| e["type"] == "response.sandbox.results");
+    let item_at = position(&|e| {
+        e["type"] == "response.output_item.added" && e["item"]["type"] == "sandbox_results"
+    });
+    assert!(event_at < item_at, "{event_at:?} {item_at:?}");
+}

@@ -63,7 +63,7 @@ impl Failure {
                      Console"
                 ),
                 "CONNECTOR_UNAVAILABLE" => format!(
-                    "reach the {server} connector (CONNECTOR_UNAVAILABLE); it may work again later"
+                    "reach the {server} connector (CONNECTOR_UNAVAILABLE), which may work again later"
                 ),
                 "CONNECTOR_INTERNAL_ERROR" => format!(
                     "use the {server} connector: it returned a response I could not use \
