@@ -19,6 +19,7 @@ mod agent_custom_connector;
 mod agent_default_tools;
 mod agent_function_calls;
 mod agent_honest_answers;
+mod agent_invented;
 mod agent_mcp_tool;
 mod agent_modes;
 mod agent_presets;
