@@ -218,7 +218,7 @@ async fn a_stream_sends_response_sandbox_results_with_what_the_command_printed()
         sandbox_events[0]
     );
     // The event comes before its item is added.
-    let position = |pred: &dyn Fn(&Value) -> bool| reply.events.iter().position(|e| pred(e));
+    let position = |pred: &dyn Fn(&Value) -> bool| reply.events.iter().position(pred);
     let event_at = position(&|e| e["type"] == "response.sandbox.results");
     let item_at = position(&|e| {
         e["type"] == "response.output_item.added" && e["item"]["type"] == "sandbox_results"
