@@ -19,7 +19,7 @@ mod file;
 mod normalize;
 mod query;
 mod recorder;
-mod redact;
+pub(crate) mod redact;
 mod store;
 mod stored;
 mod view;

@@ -125,6 +125,7 @@ mod http;
 pub mod journal;
 mod limits;
 mod oauth;
+pub mod record;
 mod serve;
 mod server;
 mod sonar;

@@ -15,6 +15,9 @@ use mock_server::{
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Cli {
+    /// `record` or `verify` (docs/record-and-replay.md); without one, run the mock.
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Address to listen on; port 0 picks a free one.
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
@@ -96,6 +99,16 @@ struct Cli {
     /// Most OAuth codes and consent pages outstanding; past it sign-in is refused.
     #[arg(long, value_name = "N", default_value = "10000")]
     max_oauth_codes: usize,
+}
+
+/// The modes beside running the mock.
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Proxy a service and write what passed as a scenario fixture on Ctrl-C or SIGTERM.
+    Record(mock_server::record::RecordArgs),
+    /// Replay a recorded fixture's requests against a service and report where its answers'
+    /// shapes now differ (exit 1 when one does).
+    Verify(mock_server::record::VerifyArgs),
 }
 
 fn time_scale(text: &str) -> Result<f64, String> {
@@ -180,6 +193,11 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Some(Command::Record(args)) => return mock_server::record::run_record(args).await,
+        Some(Command::Verify(args)) => return mock_server::record::run_verify(args).await,
+        None => {}
+    }
     let auth = match cli.auth.as_deref() {
         Some("none") => AuthMode::None,
         _ => AuthMode::Bearer,

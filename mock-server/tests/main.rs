@@ -75,6 +75,7 @@ mod pending_interactions;
 mod progress;
 mod projects;
 mod read_thread;
+mod record_replay;
 mod refusal_shapes;
 mod sleep;
 mod sonar_async;
