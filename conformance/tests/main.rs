@@ -21,6 +21,7 @@ mod library;
 mod messages;
 mod modern_rule_checks;
 mod readme;
+mod record_replay;
 mod reference_client;
 mod reports;
 mod rule_checks;

@@ -62,6 +62,16 @@ impl Stage {
 
     /// Starts a fresh mock for `spec` on `127.0.0.1:0`, set up as `options` say.
     pub async fn start_with(spec: &ScenarioSpec, options: StageOptions) -> Result<Self, Error> {
+        Self::start_playing(spec, options, None).await
+    }
+
+    /// Starts a stage whose mock plays `fixture` (a scenario file's text, such as one
+    /// `mock-server record` wrote) in place of the scenario's own.
+    pub async fn start_playing(
+        spec: &ScenarioSpec,
+        options: StageOptions,
+        fixture: Option<&str>,
+    ) -> Result<Self, Error> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(Error::Bind)?;
@@ -86,6 +96,11 @@ impl Stage {
         if let Some(variant) = fixtures::variant(spec)? {
             builder = builder
                 .scenario_json(&variant)
+                .map_err(mock_server::Error::from)?;
+        }
+        if let Some(fixture) = fixture {
+            builder = builder
+                .scenario_json(fixture)
                 .map_err(mock_server::Error::from)?;
         }
         if let Some(world) = fixtures::world(spec)? {

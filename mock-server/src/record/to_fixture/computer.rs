@@ -32,6 +32,12 @@ pub(crate) fn turns(conversation: &Conversation) -> (Vec<Value>, Value) {
     if !intervals.is_empty() && intervals != [5000] {
         settings.insert("poll_intervals_ms".into(), json!(intervals));
     }
+    if conversation.cancel_failures > 0 {
+        settings.insert(
+            "cancel_failures".into(),
+            json!(conversation.cancel_failures),
+        );
+    }
     (turns, Value::Object(settings))
 }
 
@@ -342,8 +348,16 @@ fn split_steps(entry: &Entry) -> Vec<Vec<Value>> {
         waiting = false;
         let next_start = steps.get(i + 1).and_then(|s| s.started_at);
         let duration = match (step.started_at, step.completed_at.or(next_start)) {
-            (Some(start), Some(end)) => (end - start).num_milliseconds().max(0),
-            (Some(_), None) if step.status == "working" => UNFINISHED_STEP_MS,
+            (Some(start), Some(end)) if step.status != "cancelled" => {
+                (end - start).num_milliseconds().max(0)
+            }
+            // Still running, or stopped by a cancel: it never ended on its own.
+            (Some(_), None) if step.status != "completed" && step.status != "failed" => {
+                UNFINISHED_STEP_MS
+            }
+            (Some(start), Some(end)) if step.status == "cancelled" => {
+                (end - start).num_milliseconds().max(0) + UNFINISHED_STEP_MS
+            }
             _ => 0,
         };
         let mut out = json!({"title": step.title, "type": step.kind, "duration": duration});

@@ -93,7 +93,9 @@ pub(crate) struct Conversation {
     tasks: BTreeMap<String, String>,
     /// `pollIntervalMs` as the tasks announced it, in order.
     pub(crate) poll_intervals: Vec<u64>,
-    /// The files' downloaded bytes, by URL.
+    /// `cancel_task` calls that failed (an error without `task_status`) before one worked.
+    pub(crate) cancel_failures: u32,
+    /// The files' downloaded bytes, by path.
     pub(crate) downloads: BTreeMap<String, String>,
 }
 
@@ -224,7 +226,13 @@ impl Conversation {
                 self.resume(Resume::Connected, None);
             }
             "cancel_task" => {
-                if let Some(entry) = self.entries.last_mut() {
+                let failed = payload.as_ref().is_some_and(|p| {
+                    p.get("event").and_then(Value::as_str) == Some("error")
+                        && p.get("task_status").is_none()
+                });
+                if failed {
+                    self.cancel_failures += 1;
+                } else if let Some(entry) = self.entries.last_mut() {
                     entry.cancelled = true;
                 }
             }
