@@ -49,8 +49,20 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
         options.upstream,
         exchanges.len()
     );
-    let mut scenario = if conversation.entries.is_empty() {
+    let scenario = if conversation.entries.is_empty() {
         let Some((agent, first)) = agent::script(&exchanges) else {
+            if !calls.is_empty() {
+                // MCP traffic of another server: nothing for the mock to play, but the
+                // recording is still there for `verify`.
+                return finish(
+                    json!({"name": options.name, "description": description, "turns": [{"outcome": {
+                        "event": "complete",
+                        "text": "(not recorded: the recording has no Computer conversation)"}}]}),
+                    captures,
+                    &exchanges,
+                    options,
+                );
+            }
             return Err(RecordError::Empty(
                 "the recording has no Computer tool call and no Agent API request, so there \
                  is no scenario to write: point the client at the proxy's URL and try again"
@@ -75,7 +87,17 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
         scenario["turns"] = json!(turns);
         scenario
     };
-    scenario["recording"] = recording(captures, &exchanges, options.upstream);
+    finish(scenario, captures, &exchanges, options)
+}
+
+/// Adds the recording, then applies the user's patterns and scrubs every credential seen.
+fn finish(
+    mut scenario: Value,
+    captures: &[Captured],
+    exchanges: &[crate::journal::Exchange],
+    options: &FixtureOptions<'_>,
+) -> Result<Value, RecordError> {
+    scenario["recording"] = recording(captures, exchanges, options.upstream);
     options.redactions.apply(&mut scenario);
     let text = Secrets::of(captures).scrub(&scenario.to_string());
     serde_json::from_str(&text)
