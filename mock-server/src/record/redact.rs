@@ -335,11 +335,12 @@ impl Secrets {
                 let is_tool = map.contains_key("type")
                     && (map.contains_key("server_url") || map.contains_key("server_label"));
                 for (key, item) in map {
-                    let secret_here = SECRET_FIELDS.contains(&key.as_str())
-                        || ((in_tool || is_tool) && key == "authorization");
+                    let tool = in_tool && is_tool;
+                    let secret_here = (SECRET_FIELDS.contains(&key.as_str()) && item.is_string())
+                        || (tool && key == "authorization");
                     if secret_here {
                         self.add(&plain(item));
-                    } else if key == "upload_fields" || ((in_tool || is_tool) && key == "headers") {
+                    } else if key == "upload_fields" || (tool && key == "headers") {
                         if let Value::Object(fields) = item {
                             fields.values().for_each(|v| self.add(&plain(v)));
                         }
