@@ -197,8 +197,14 @@ fn body(role: Kind, bytes: &[u8], request: bool) -> Value {
 fn secret_fields(value: &mut Value) {
     match value {
         Value::Object(map) => {
+            let schema = is_object_schema(map);
             for (key, item) in map.iter_mut() {
-                if SECRET_FIELDS.contains(&key.as_str()) && !item.is_null() {
+                if schema && key == "properties" {
+                    // A schema's property names describe fields; its values are schemas.
+                    if let Value::Object(properties) = item {
+                        properties.values_mut().for_each(secret_fields);
+                    }
+                } else if SECRET_FIELDS.contains(&key.as_str()) && !item.is_null() {
                     *item = Value::String(fingerprint(&plain(item)));
                 } else if key == "upload_fields" {
                     if let Value::Object(fields) = item {
@@ -223,6 +229,13 @@ fn secret_fields(value: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// A JSON Schema of an object (`{"type": "object", "properties": {...}}`), as in a tool's
+/// `inputSchema` or `outputSchema`: its `properties` keys name fields, they carry no values.
+fn is_object_schema(map: &Map<String, Value>) -> bool {
+    map.get("type").and_then(Value::as_str) == Some("object")
+        && map.get("properties").is_some_and(Value::is_object)
 }
 
 fn plain(value: &Value) -> String {
@@ -334,8 +347,17 @@ impl Secrets {
             Value::Object(map) => {
                 let is_tool = map.contains_key("type")
                     && (map.contains_key("server_url") || map.contains_key("server_label"));
+                let schema = is_object_schema(map);
                 for (key, item) in map {
                     let tool = in_tool && is_tool;
+                    if schema && key == "properties" {
+                        // A tool's `outputSchema` names `upload_fields` with `{"type": "object"}`:
+                        // schema property names are not fields, nor "object" a credential.
+                        if let Value::Object(properties) = item {
+                            properties.values().for_each(|v| self.json(v, false));
+                        }
+                        continue;
+                    }
                     let secret_here = (SECRET_FIELDS.contains(&key.as_str()) && item.is_string())
                         || (tool && key == "authorization");
                     if secret_here {
@@ -492,6 +514,38 @@ mod tests {
         assert_eq!(
             secrets.scrub(r#"{"a": "ghp_secret"}"#),
             r#"{"a": "<redacted>"}"#
+        );
+    }
+
+    #[test]
+    fn a_tool_schema_naming_secret_fields_is_neither_a_secret_nor_fingerprinted() {
+        // `tools/list` describes the upload envelope: `upload_fields` is a property of the
+        // output schema, `{"type": "object"}`; "object" was once scrubbed as a credential.
+        let listing = json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{
+            "name": "upload_file",
+            "inputSchema": {"type": "object", "properties": {"password": {"type": "string"}}},
+            "outputSchema": {"type": "object", "properties": {
+                "upload_url": {"type": "string"}, "upload_fields": {"type": "object"}}}}]}});
+        let tools = capture("/rest/computer/mcp", "{}", &listing.to_string());
+        let secrets = Secrets::of(std::slice::from_ref(&tools));
+        assert_eq!(
+            secrets.values().count(),
+            0,
+            "{:?}",
+            secrets.values().collect::<Vec<_>>()
+        );
+        let shown = exchanges(&[tools]);
+        let Some(shown) = shown.first() else {
+            panic!("no exchange shown");
+        };
+        assert_eq!(shown.response_body, listing);
+        // The envelope itself still counts.
+        let envelope =
+            json!({"upload_url": "https://s3", "upload_fields": {"policy": "p0licy-xyz"}});
+        let upload = capture("/rest/computer/mcp", "{}", &envelope.to_string());
+        assert_eq!(
+            Secrets::of(&[upload]).values().collect::<Vec<_>>(),
+            ["p0licy-xyz"]
         );
     }
 
