@@ -411,3 +411,54 @@ async fn verify_passes_against_the_same_upstream_and_names_the_field_a_changed_o
         assert_eq!(status.code(), Some(code), "against {}", mock.uri());
     }
 }
+
+/// An `https://` upstream is reached over TLS: against a server that speaks plain HTTP the
+/// handshake is attempted and fails, and the proxy and `verify` say why in a sentence (not
+/// "scheme not supported", which a build without TLS gave).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_https_upstream_is_attempted_over_tls_and_a_failure_is_explained() {
+    let plain_http = upstream(None).await;
+    let https = plain_http.uri().replacen("http://", "https://", 1);
+    let proxy = Proxy::start(&https, "127.0.0.1:0").await.expect("proxy");
+    let answer = reqwest::Client::new()
+        .post(format!("{}{}", proxy.uri(), mock_server::MCP_PATH))
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#)
+        .send()
+        .await
+        .expect("the proxy answers");
+    assert_eq!(answer.status(), 502);
+    let text = answer.text().await.unwrap_or_default();
+    assert!(
+        text.contains(&format!("the upstream {https} did not answer")),
+        "{text}"
+    );
+    assert!(!text.contains("scheme"), "{text}");
+    let lower = text.to_lowercase();
+    assert!(
+        lower.contains("tls")
+            || lower.contains("certificate")
+            || lower.contains("handshake")
+            || lower.contains("corrupt message"),
+        "not a TLS failure: {text}"
+    );
+    drop(proxy.stop().await);
+
+    let recorded = vec![json!({"wait_ms": 0, "request": {"method": "POST",
+        "path": mock_server::MCP_PATH, "headers": {"content-type": "application/json"},
+        "body": {"jsonrpc": "2.0", "id": 1, "method": "ping"}},
+        "response": {"status": 200}})];
+    let options = VerifyOptions {
+        upstream: https.clone(),
+        token: None,
+        wait: false,
+        stream_timeout: Duration::from_secs(5),
+    };
+    let report = mock_server::record::verify(&recorded, &options)
+        .await
+        .expect("verify runs");
+    assert!(!report.matches());
+    let shown = report.to_string();
+    assert!(shown.contains("the upstream did not answer"), "{shown}");
+    assert!(!shown.contains("scheme"), "{shown}");
+}

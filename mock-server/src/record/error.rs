@@ -27,3 +27,19 @@ pub enum RecordError {
     )]
     NotRecorded(PathBuf),
 }
+
+/// A transport error with its causes (`tcp connect error: Connection refused`, a TLS alert),
+/// since reqwest's own sentence names only the URL.
+pub(crate) fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(inner) = cause {
+        let line = inner.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        cause = inner.source();
+    }
+    text
+}

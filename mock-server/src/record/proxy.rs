@@ -194,8 +194,9 @@ async fn forward(State(f): State<Forwarder>, request: Request) -> Response {
             return plain(
                 StatusCode::BAD_GATEWAY,
                 format!(
-                    "mock-server record: the upstream {} did not answer: {error}",
-                    f.upstream
+                    "mock-server record: the upstream {} did not answer: {}",
+                    f.upstream,
+                    super::error::describe(&error)
                 ),
             );
         }
@@ -234,7 +235,10 @@ async fn forward(State(f): State<Forwarder>, request: Request) -> Response {
                     .update(index, |e| e.ended = Some(f.captures.elapsed()));
                 return plain(
                     StatusCode::BAD_GATEWAY,
-                    format!("mock-server record: the upstream's answer broke off: {error}"),
+                    format!(
+                        "mock-server record: the upstream's answer broke off: {}",
+                        super::error::describe(&error)
+                    ),
                 );
             }
         };

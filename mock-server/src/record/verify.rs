@@ -362,10 +362,12 @@ async fn send(
             other => builder.body(other.to_string()),
         };
     }
-    let mut response = builder
-        .send()
-        .await
-        .map_err(|e| format!("the upstream did not answer: {e}"))?;
+    let mut response = builder.send().await.map_err(|e| {
+        format!(
+            "the upstream did not answer: {}",
+            super::error::describe(&e)
+        )
+    })?;
     let mut live = Exchange::new(
         0,
         method.as_str(),
