@@ -157,6 +157,9 @@ pub async fn run_record(args: RecordArgs) -> ExitCode {
                 captures.len(),
                 args.out.display()
             );
+            if let Some(note) = to_fixture::threads_left_out(to_fixture::other_threads(&captures)) {
+                println!("mock-server record: {note}");
+            }
             ExitCode::SUCCESS
         }
         Err(error) => fail(&error),

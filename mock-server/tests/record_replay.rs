@@ -462,3 +462,33 @@ async fn an_https_upstream_is_attempted_over_tls_and_a_failure_is_explained() {
     assert!(shown.contains("the upstream did not answer"), "{shown}");
     assert!(!shown.contains("scheme"), "{shown}");
 }
+
+/// One fixture is one scenario: a recording with two Computer threads scripts the first and
+/// says, in the fixture's description, that the other is not replayed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_thread_is_left_out_of_the_script_and_the_fixture_says_so() {
+    let live = upstream(None).await;
+    let out = temp_file("two-threads");
+    let text = record(&live, &out, |base| async move {
+        let mut client = Client::connect(&base, TOKEN).await;
+        for message in ["#complete first thread", "#complete second thread"] {
+            let started = client
+                .tool("call_perplexity_computer", json!({"message": message}))
+                .await;
+            assert!(started["thread_id"].is_string(), "{started}");
+        }
+    })
+    .await;
+    let fixture: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(fixture["turns"].as_array().map(Vec::len), Some(1), "{text}");
+    assert_eq!(
+        fixture["match"],
+        json!("^\\#complete first thread$"),
+        "{text}"
+    );
+    let description = fixture["description"].as_str().unwrap_or_default();
+    assert!(
+        description.contains("1 other thread(s) seen are kept in `recording`"),
+        "{description}"
+    );
+}

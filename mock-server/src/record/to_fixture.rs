@@ -44,11 +44,14 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
                 .insert(exchange.path.clone(), text.clone());
         }
     }
-    let description = format!(
+    let mut description = format!(
         "Recorded from {} by `mock-server record` ({} exchanges).",
         options.upstream,
         exchanges.len()
     );
+    if let Some(note) = threads_left_out(conversation.other_threads.len()) {
+        description = format!("{description} {note}");
+    }
     let scenario = if conversation.entries.is_empty() {
         let Some((agent, first)) = agent::script(&exchanges) else {
             if !calls.is_empty() {
@@ -88,6 +91,24 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
         scenario
     };
     finish(scenario, captures, &exchanges, options)
+}
+
+/// How many Computer threads besides the first the recording saw (they are not in the script).
+pub(crate) fn other_threads(captures: &[Captured]) -> usize {
+    let exchanges = redact::exchanges(captures);
+    observe::Conversation::observe(&rpc::calls(&exchanges))
+        .other_threads
+        .len()
+}
+
+/// The sentence that says a recording's other threads are not in the script.
+pub(crate) fn threads_left_out(others: usize) -> Option<String> {
+    (others > 0).then(|| {
+        format!(
+            "Only the first Computer thread is the script: {others} other thread(s) seen are \
+             kept in `recording` (for `verify`) but not replayed; record one thread per fixture."
+        )
+    })
 }
 
 /// Adds the recording, then applies the user's patterns and scrubs every credential seen.

@@ -4,7 +4,7 @@
 //! answer showed it (`read_thread`'s `web_state`, a task's `ai.perplexity/steps`, progress
 //! notifications).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -87,6 +87,9 @@ pub(crate) struct Conversation {
     /// The first message, which routes a replay to the scenario.
     pub(crate) first_message: Option<String>,
     thread: Option<String>,
+    /// Other Computer threads the recording saw: they are not in the script (one fixture is
+    /// one scenario, the first thread's), only in `recording`.
+    pub(crate) other_threads: BTreeSet<String>,
     /// Its turns.
     pub(crate) entries: Vec<Entry>,
     refused: Option<&'static str>,
@@ -140,7 +143,12 @@ impl Conversation {
     /// Whether a result or call is about our thread (adopting the first one seen).
     fn ours(&mut self, thread: Option<&str>) -> bool {
         match (thread, &self.thread) {
-            (Some(id), Some(ours)) => id == ours,
+            (Some(id), Some(ours)) => {
+                if id != ours {
+                    self.other_threads.insert(id.to_owned());
+                }
+                id == ours
+            }
             (Some(id), None) => {
                 self.thread = Some(id.to_owned());
                 true
@@ -174,14 +182,18 @@ impl Conversation {
                 self.input_responses(call.params.get("inputResponses"));
             }
             "call_perplexity_computer" => {
-                if thread_arg.is_none() && self.thread.is_some() {
-                    return; // a second conversation: only the first one is kept
-                }
                 let event = payload.as_ref().and_then(|p| text(p, "event"));
                 let thread = payload
                     .as_ref()
                     .and_then(|p| text(p, "thread_id"))
                     .or(task_thread);
+                if thread_arg.is_none() && self.thread.is_some() {
+                    // A second conversation: only the first one is kept (and this one noted).
+                    if let Some(other) = thread.filter(|t| Some(t) != self.thread.as_ref()) {
+                        self.other_threads.insert(other);
+                    }
+                    return;
+                }
                 if self.first_message.is_none() {
                     self.first_message = text(args, "message");
                 }
