@@ -492,3 +492,111 @@ async fn a_second_thread_is_left_out_of_the_script_and_the_fixture_says_so() {
         "{description}"
     );
 }
+
+/// An Agent API conversation (a background run polled to its end, then a streamed one) as the
+/// client saw it: each response's status and output items (ids masked), and the stream's event
+/// types in order.
+async fn background_then_stream(base: &str) -> Value {
+    const INPUT: &str = "Explain record and replay in one paragraph";
+    let http = reqwest::Client::new();
+    let create = |body: Value| {
+        http.post(format!("{base}/v1/responses"))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+    };
+    let mut response: Value = create(json!({"model": "openai/gpt-5.6-terra", "input": INPUT,
+        "background": true}))
+    .await
+    .expect("create")
+    .json()
+    .await
+    .expect("json");
+    let mut statuses = vec![response["status"].clone()];
+    for _ in 0..20 {
+        if !matches!(response["status"].as_str(), Some("queued" | "in_progress")) {
+            break;
+        }
+        let id = response["id"].as_str().unwrap_or_default().to_owned();
+        response = http
+            .get(format!("{base}/v1/responses/{id}"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .expect("poll")
+            .json()
+            .await
+            .expect("json");
+        statuses.push(response["status"].clone());
+    }
+    statuses.dedup();
+    let stream = create(json!({"model": "openai/gpt-5.6-terra", "input": INPUT, "stream": true}))
+        .await
+        .expect("stream")
+        .text()
+        .await
+        .unwrap_or_default();
+    let events: Vec<Value> = stream
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .collect();
+    let types: Vec<Value> = events.iter().map(|e| e["type"].clone()).collect();
+    let streamed = events
+        .iter()
+        .rev()
+        .find_map(|e| e.get("response").filter(|r| r["status"] == "completed"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let items = |response: &Value| -> Vec<Value> {
+        response["output"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|item| json!({"type": item["type"], "content": item["content"]}))
+            .collect()
+    };
+    json!({"statuses": statuses, "background": items(&response), "stream_types": types,
+        "streamed": items(&streamed)})
+}
+
+/// An Agent API recording replays: the same statuses, output items and stream event types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_agent_api_background_and_stream_conversation_replays_the_same() {
+    let live = upstream(None).await;
+    let out = temp_file("agent");
+    let mut direct = Value::Null;
+    let fixture = record(&live, &out, |base| {
+        let direct = &mut direct;
+        async move {
+            *direct = background_then_stream(&base).await;
+        }
+    })
+    .await;
+    assert_eq!(
+        direct["statuses"].as_array().and_then(|s| s.last()),
+        Some(&json!("completed")),
+        "{direct}"
+    );
+    assert!(
+        direct["stream_types"]
+            .as_array()
+            .is_some_and(|t| t.len() > 2),
+        "{direct}"
+    );
+    assert!(
+        direct["background"]
+            .as_array()
+            .is_some_and(|i| !i.is_empty()),
+        "{direct}"
+    );
+    let recorded: Value = serde_json::from_str(&fixture).expect("json");
+    // The second create (no previous_response_id, the same input) is a fresh conversation: it
+    // plays turn 0 again, so the script has one turn, read from the stream (reasoning and all).
+    let turns = recorded["agent"]["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 1, "{fixture}");
+    assert_eq!(turns[0]["steps"][0]["type"], "reasoning", "{fixture}");
+    let replay = upstream(Some(&fixture)).await;
+    let replayed = background_then_stream(replay.uri()).await;
+    assert_eq!(replayed, direct, "fixture: {fixture}");
+}

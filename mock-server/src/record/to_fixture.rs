@@ -53,7 +53,7 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
         description = format!("{description} {note}");
     }
     let scenario = if conversation.entries.is_empty() {
-        let Some((agent, first)) = agent::script(&exchanges) else {
+        let Some((agent, first, differing)) = agent::script(&exchanges) else {
             if !calls.is_empty() {
                 // MCP traffic of another server: nothing for the mock to play, but the
                 // recording is still there for `verify`.
@@ -72,6 +72,12 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
                     .into(),
             ));
         };
+        if differing > 0 {
+            description = format!(
+                "{description} {differing} Agent API request(s) played a turn already recorded \
+                 with a different output; the script keeps the first."
+            );
+        }
         let mut scenario = json!({"name": options.name, "description": description});
         if let Some(first) = first {
             scenario["match"] = json!(format!("^{}$", regex::escape(&first)));

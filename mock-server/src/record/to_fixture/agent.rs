@@ -1,23 +1,48 @@
 //! An Agent API conversation as an `agent` script: each create request's final response (the
 //! sync body, the stream's terminal event, or the last background poll) read back into the
-//! steps that produce its output items, refusals into a `fault`, the end status into `end`.
+//! steps that produce its output items (and, from a stream, the reasoning before them),
+//! refusals into a `fault`, the end status into `end`.
 //!
-//! A continuation (`previous_response_id`) after a response that paused on a function call or an
-//! approval resumes the same turn, as the script plays it; any other starts the next turn. The
-//! time between a response's `created_at` and `completed_at` goes on its steps, so a replay
-//! keeps a background run `in_progress` as long.
+//! Each create lands on the turn the mock plays for it: a continuation (`previous_response_id`)
+//! of a response that paused on a function call or an approval resumes that response's turn,
+//! any other continuation plays the next one, and a create without one plays the turn its
+//! `input` history stands at (turn 0 for a fresh conversation). Two creates on the same turn
+//! (a background run and a streamed one from the same opening message, a retry) are one turn of
+//! the script: the one read from a stream wins, since it shows the reasoning a polled response
+//! hides and its timestamps are not rounded to the polls; creates whose output differs from the
+//! turn already kept are counted, and the description says so.
+//!
+//! The time between a response's `created_at` and `completed_at`, less the time a background
+//! run stays `queued` in the replay, goes on its steps, so a replay keeps a background run
+//! `in_progress` as long.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
 use crate::journal::Exchange;
 
-/// The `agent` section, or `None` when the recording made no Agent API request.
-pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>)> {
-    let mut turns: Vec<Vec<Value>> = Vec::new();
-    let mut ends: Vec<Value> = Vec::new();
+/// How long the replay keeps a background run `queued` (the fixture format's default).
+const REPLAY_QUEUED_MS: i64 = 2000;
+
+/// One turn of the script as a create request showed it.
+#[derive(Debug)]
+struct Seen {
+    steps: Vec<Value>,
+    end: Value,
+    /// Read from an event stream (reasoning included, exact timestamps).
+    streamed: bool,
+}
+
+/// The `agent` section, the first user message, and how many creates differed from the turn
+/// kept for them; `None` when the recording made no Agent API request.
+pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, usize)> {
+    let mut turns: Vec<Option<Seen>> = Vec::new();
+    // Each response id: the turn it played and whether it paused for the client.
+    let mut played: HashMap<String, (usize, bool)> = HashMap::new();
+    let mut differing = 0;
     let mut fault: Option<(Value, u32)> = None;
     let mut first_message = None;
-    let mut paused = false;
     let mut served_model = None;
     for (i, exchange) in exchanges.iter().enumerate() {
         if exchange.method != "POST" || !crate::agent::is_agent_path(&exchange.path) {
@@ -59,7 +84,7 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>)> 
             }
             continue;
         }
-        let Some(response) = final_response(exchanges, i) else {
+        let Some((response, streamed)) = final_response(exchanges, i) else {
             continue;
         };
         if served_model.is_none() {
@@ -68,36 +93,63 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>)> 
                 .and_then(Value::as_str)
                 .map(str::to_owned);
         }
-        let steps = steps(&response);
-        let continues = request
-            .get("previous_response_id")
-            .is_some_and(|v| !v.is_null());
-        if continues && paused && !turns.is_empty() {
-            if let Some(last) = turns.last_mut() {
-                last.extend(steps);
-            }
+        let background = request.get("background") == Some(&Value::Bool(true));
+        let steps = if streamed {
+            stream_steps(exchange, &response, background)
         } else {
-            turns.push(steps);
-            ends.push(Value::Null);
+            steps(&response, background)
+        };
+        let continued = request
+            .get("previous_response_id")
+            .and_then(Value::as_str)
+            .and_then(|id| played.get(id).copied());
+        let (turn, resumes) = match continued {
+            Some((turn, true)) => (turn, true),
+            Some((turn, false)) => (turn + 1, false),
+            None => (user_messages(request).saturating_sub(1), false),
+        };
+        if turns.len() <= turn {
+            turns.resize_with(turn + 1, || None);
         }
-        paused = response
-            .get("output")
-            .and_then(Value::as_array)
-            .and_then(|o| o.last())
-            .and_then(|item| item.get("type").and_then(Value::as_str))
-            .is_some_and(|t| matches!(t, "function_call" | "mcp_approval_request"));
-        if let Some(end) = ends.last_mut() {
-            *end = end_of(&response);
+        let seen = Seen {
+            steps,
+            end: end_of(&response),
+            streamed,
+        };
+        match &mut turns[turn] {
+            Some(kept) if resumes => {
+                kept.steps.extend(seen.steps);
+                kept.end = seen.end;
+            }
+            Some(kept) if same_output(&kept.steps, &seen.steps) => {
+                if seen.streamed && !kept.streamed {
+                    *kept = seen;
+                }
+            }
+            Some(_) => differing += 1,
+            slot @ None => *slot = Some(seen),
+        }
+        if let Some(id) = response.get("id").and_then(Value::as_str) {
+            let paused = response
+                .get("output")
+                .and_then(Value::as_array)
+                .and_then(|o| o.last())
+                .and_then(|item| item.get("type").and_then(Value::as_str))
+                .is_some_and(|t| matches!(t, "function_call" | "mcp_approval_request"));
+            played.insert(id.to_owned(), (turn, paused));
         }
     }
     if turns.is_empty() && fault.is_none() {
         return None;
     }
     if turns.is_empty() {
-        turns.push(vec![
-            json!({"type": "message", "text": "(not recorded: every request was refused)"}),
-        ]);
-        ends.push(Value::Null);
+        turns.push(Some(Seen {
+            steps: vec![
+                json!({"type": "message", "text": "(not recorded: every request was refused)"}),
+            ],
+            end: Value::Null,
+            streamed: false,
+        }));
     }
     let mut agent = Map::new();
     if let Some(model) = served_model {
@@ -111,17 +163,56 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>)> 
     }
     let turns: Vec<Value> = turns
         .into_iter()
-        .zip(ends)
-        .map(|(steps, end)| {
-            let mut turn = json!({"steps": steps});
-            if !end.is_null() {
-                turn["end"] = end;
+        .map(|seen| {
+            let Some(seen) = seen else {
+                // A history that skipped a turn the recording never saw played.
+                return json!({"steps": [{"type": "message", "text": "(not recorded)"}]});
+            };
+            let mut turn = json!({"steps": seen.steps});
+            if !seen.end.is_null() {
+                turn["end"] = seen.end;
             }
             turn
         })
         .collect();
     agent.insert("turns".into(), Value::Array(turns));
-    Some((Value::Object(agent), first_message))
+    Some((Value::Object(agent), first_message, differing))
+}
+
+/// How many user messages a request's `input` holds (a string is one): the mock plays the turn
+/// the last one opens.
+fn user_messages(request: &Value) -> usize {
+    match request.get("input") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter(|item| {
+                item.get("role").and_then(Value::as_str) == Some("user")
+                    && item
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .is_none_or(|t| t == "message")
+            })
+            .count(),
+        _ => 1,
+    }
+}
+
+/// Whether two readings of a turn produce the same output items (reasoning and times aside).
+fn same_output(kept: &[Value], seen: &[Value]) -> bool {
+    let items = |steps: &[Value]| -> Vec<Value> {
+        steps
+            .iter()
+            .filter(|s| s["type"] != "reasoning")
+            .map(|s| {
+                let mut s = s.clone();
+                if let Value::Object(map) = &mut s {
+                    map.remove("duration");
+                }
+                s
+            })
+            .collect()
+    };
+    items(kept) == items(seen)
 }
 
 /// The user's first message in a request's `input`.
@@ -139,19 +230,17 @@ fn first_input(request: &Value) -> Option<String> {
     }
 }
 
-/// The response a create request ended with: its JSON body, its stream's terminal event, or
-/// the last `GET` of its id (background polling, a resumed stream).
-fn final_response(exchanges: &[Exchange], at: usize) -> Option<Value> {
+/// The response a create request ended with (its JSON body, its stream's terminal event, or
+/// the last `GET` of its id: background polling, a resumed stream), and whether the create's
+/// own stream carried it to its end.
+fn final_response(exchanges: &[Exchange], at: usize) -> Option<(Value, bool)> {
     let exchange = &exchanges[at];
     let mut latest = if exchange.sse_events.is_empty() {
         Some(exchange.response_body.clone()).filter(|b| b.get("id").is_some())
     } else {
-        exchange
-            .sse_events
-            .iter()
-            .rev()
-            .find_map(|e| e.data.get("response").cloned())
+        last_streamed(exchange)
     };
+    let mut streamed = !exchange.sse_events.is_empty() && latest.as_ref().is_some_and(is_over);
     let id = latest.as_ref()?.get("id")?.as_str()?.to_owned();
     for later in &exchanges[at + 1..] {
         if later.method != "GET" || !later.path.ends_with(&id) {
@@ -160,17 +249,31 @@ fn final_response(exchanges: &[Exchange], at: usize) -> Option<Value> {
         let seen = if later.sse_events.is_empty() {
             Some(later.response_body.clone())
         } else {
-            later
-                .sse_events
-                .iter()
-                .rev()
-                .find_map(|e| e.data.get("response").cloned())
+            last_streamed(later)
         };
         if let Some(seen) = seen.filter(|s| s.get("status").is_some()) {
             latest = Some(seen);
+            streamed = false;
         }
     }
-    latest
+    latest.map(|response| (response, streamed))
+}
+
+/// The last response object a stream carried.
+fn last_streamed(exchange: &Exchange) -> Option<Value> {
+    exchange
+        .sse_events
+        .iter()
+        .rev()
+        .find_map(|e| e.data.get("response").cloned())
+}
+
+/// Whether a response has reached an end status.
+fn is_over(response: &Value) -> bool {
+    matches!(
+        response.get("status").and_then(Value::as_str),
+        Some("completed" | "failed" | "incomplete" | "cancelled")
+    )
 }
 
 /// How a turn ends, when not simply `completed`.
@@ -196,14 +299,45 @@ fn end_of(response: &Value) -> Value {
 }
 
 /// The steps that produce a response's output items; its run time goes on the last one.
-fn steps(response: &Value) -> Vec<Value> {
+fn steps(response: &Value, background: bool) -> Vec<Value> {
     let items = response
         .get("output")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut steps: Vec<Value> = items.iter().filter_map(step).collect();
-    let took = run_time_ms(response);
+    timed(
+        items.iter().filter_map(step).collect(),
+        response,
+        background,
+    )
+}
+
+/// The steps a stream showed, in its order: each `response.reasoning.started` thought and each
+/// finished output item.
+fn stream_steps(exchange: &Exchange, response: &Value, background: bool) -> Vec<Value> {
+    let steps = exchange
+        .sse_events
+        .iter()
+        .filter_map(|event| {
+            let data = &event.data;
+            match data.get("type").and_then(Value::as_str)? {
+                "response.reasoning.started" => {
+                    let thought = data.get("thought").and_then(Value::as_str)?;
+                    Some(json!({"type": "reasoning", "thought": thought}))
+                }
+                "response.output_item.done" => step(data.get("item")?),
+                _ => None,
+            }
+        })
+        .collect();
+    timed(steps, response, background)
+}
+
+/// Puts a response's run time (less the replay's queue time for a background run) on its last
+/// step.
+fn timed(mut steps: Vec<Value>, response: &Value, background: bool) -> Vec<Value> {
+    let queued = if background { REPLAY_QUEUED_MS } else { 0 };
+    let took = run_time_ms(response).map(|took| (took - queued).max(0));
     if let (Some(last), Some(took)) = (steps.last_mut(), took) {
         last["duration"] = json!(took);
     }
@@ -298,4 +432,128 @@ fn step(item: &Value) -> Option<Value> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::SseRecord;
+
+    fn message(id: &str, text: &str, took_s: u64) -> Value {
+        json!({"id": id, "status": "completed", "model": "m", "created_at": 100,
+            "completed_at": 100 + took_s,
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": text}]}]})
+    }
+
+    fn create(request: Value, response: Value) -> Exchange {
+        let mut exchange =
+            Exchange::new(0, "POST", "/v1/responses", 200, crate::Clock::fixed_epoch());
+        exchange.request_body = request;
+        exchange.response_body = response;
+        exchange
+    }
+
+    fn streamed(request: Value, thought: &str, response: Value) -> Exchange {
+        let mut exchange = create(request, Value::Null);
+        let item = response["output"][0].clone();
+        exchange.sse_events = [
+            json!({"type": "response.reasoning.started", "thought": thought}),
+            json!({"type": "response.output_item.done", "item": item}),
+            json!({"type": "response.completed", "response": response}),
+        ]
+        .into_iter()
+        .map(|data| SseRecord {
+            data,
+            virtual_time: crate::Clock::fixed_epoch(),
+        })
+        .collect();
+        exchange
+    }
+
+    #[test]
+    fn a_second_fresh_create_is_the_same_turn_and_its_stream_brings_the_reasoning() {
+        let exchanges = [
+            create(
+                json!({"input": "hi", "background": true}),
+                message("resp_1", "Hello", 60),
+            ),
+            streamed(
+                json!({"input": "hi", "stream": true}),
+                "Thinking",
+                message("resp_2", "Hello", 2),
+            ),
+        ];
+        let (agent, first, differing) = script(&exchanges).expect("a script");
+        assert_eq!(first.as_deref(), Some("hi"));
+        assert_eq!(differing, 0);
+        assert_eq!(
+            agent["turns"],
+            json!([{"steps": [{"type": "reasoning", "thought": "Thinking"},
+                {"type": "message", "text": "Hello", "duration": 2000}]}])
+        );
+    }
+
+    #[test]
+    fn a_fresh_create_answered_differently_is_counted_and_the_first_kept() {
+        let exchanges = [
+            create(json!({"input": "hi"}), message("resp_1", "Hello", 1)),
+            create(json!({"input": "hi"}), message("resp_2", "Goodbye", 1)),
+        ];
+        let (agent, _, differing) = script(&exchanges).expect("a script");
+        assert_eq!(differing, 1);
+        assert_eq!(
+            agent["turns"],
+            json!([{"steps": [{"type": "message", "text": "Hello", "duration": 1000}]}])
+        );
+    }
+
+    #[test]
+    fn a_continuation_of_a_finished_response_is_the_next_turn_and_a_background_run_loses_its_queue()
+    {
+        let exchanges = [
+            create(
+                json!({"input": "hi", "background": true}),
+                message("resp_1", "Hello", 5),
+            ),
+            create(
+                json!({"input": "more", "previous_response_id": "resp_1"}),
+                message("resp_2", "More", 1),
+            ),
+            create(
+                json!({"input": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello"},
+                {"role": "user", "content": "more"}]}),
+                message("resp_3", "More", 1),
+            ),
+        ];
+        let (agent, _, differing) = script(&exchanges).expect("a script");
+        assert_eq!(
+            differing, 0,
+            "the history-carried create plays the second turn too"
+        );
+        assert_eq!(
+            agent["turns"],
+            json!([{"steps": [{"type": "message", "text": "Hello", "duration": 3000}]},
+                {"steps": [{"type": "message", "text": "More", "duration": 1000}]}])
+        );
+    }
+
+    #[test]
+    fn a_continuation_of_a_paused_response_resumes_its_turn() {
+        let paused = json!({"id": "resp_1", "status": "completed", "model": "m",
+            "output": [{"type": "function_call", "name": "lookup", "arguments": "{\"q\":1}"}]});
+        let exchanges = [
+            create(json!({"input": "hi"}), paused),
+            create(
+                json!({"input": [{"type": "function_call_output", "output": "42"}],
+                "previous_response_id": "resp_1"}),
+                message("resp_2", "It is 42", 1),
+            ),
+        ];
+        let (agent, _, _) = script(&exchanges).expect("a script");
+        assert_eq!(
+            agent["turns"],
+            json!([{"steps": [{"type": "function_call", "name": "lookup", "arguments": {"q": 1}},
+                {"type": "message", "text": "It is 42", "duration": 1000}]}])
+        );
+    }
 }
