@@ -19,18 +19,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "pending-interactions",
         "a question and a confirmation waiting at once replay as one",
     ),
-    (
-        "task-sign-in",
-        "URL-mode input requests (sign-in) of a task are not read back yet",
-    ),
-    (
-        "task-credits",
-        "URL-mode input requests (credits) of a task are not read back yet",
-    ),
-    (
-        "elicitation-sign-in",
-        "URL-mode elicitation (sign-in) is not read back yet",
-    ),
 ];
 
 /// The wall-clock wait between a client's task polls in both runs (see [`options`]).

@@ -458,6 +458,13 @@ impl Conversation {
             } else if key.starts_with("confirm:") {
                 event.get_or_insert("confirm_action");
                 point.action = Some(message.clone());
+            } else if key.starts_with("sign-in:") {
+                // A URL-mode request: the page signs the connector in.
+                event.get_or_insert("auth_required");
+                point.sign_ins.push(url_sign_in(&message));
+            } else if key.starts_with("credits:") {
+                // A URL-mode request: the billing page, after which the task goes on.
+                event.get_or_insert("insufficient_credits");
             }
         }
         let Some(event) = event else { return };
@@ -520,6 +527,12 @@ impl Conversation {
                 }
                 (Some("confirm"), Some("accept")) => self.resume_confirm(Resume::Approve),
                 (Some("confirm"), Some("decline")) => self.resume_confirm(Resume::Deny),
+                (Some("sign-in"), Some("accept")) => {
+                    self.resume(Resume::Connected, None);
+                }
+                (Some("credits"), Some("accept")) => {
+                    self.resume(Resume::Message, None);
+                }
                 _ => {}
             }
         }
@@ -539,6 +552,28 @@ impl Conversation {
             }
         }
     }
+}
+
+/// The connector a URL-mode sign-in request names in its message ("Sign in to Slack so
+/// Computer can continue."), as `read_thread`'s `auth_requests` would list it.
+fn url_sign_in(message: &str) -> Value {
+    let rest = message.strip_prefix("Sign in to ").unwrap_or(message);
+    let name = rest
+        .split_once(" so ")
+        .map_or(rest, |(name, _)| name)
+        .trim_end_matches('.')
+        .trim();
+    let connector: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    serde_json::json!({"connector": connector, "display_name": name})
 }
 
 /// The form fields of an elicitation as questions.
