@@ -23,7 +23,12 @@ use futures::future::{BoxFuture, Either, Map};
 use hyper::body::Body as _;
 use tower::{Layer as _, Service};
 
+use std::sync::Arc;
+
 use crate::clock::Clock;
+use crate::faults::Faults;
+use crate::faults::layer::{Faulted, ForgetSession, InjectFaults};
+use crate::http::shape::ErrorShape;
 use crate::computer::Endpoint;
 use crate::http::body::{BodyPolicy, LimitBodies, Limited};
 use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
@@ -31,14 +36,48 @@ use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 use crate::{agent, computer, control, oauth, sonar};
 
 /// The whole mock as one service: every exchange recorded, its body read under its surface's
-/// rules, then dispatched.
-pub(crate) type App = Recorded<Limited<Surfaces>>;
+/// rules, the faults in force applied, then dispatched.
+pub(crate) type App = Recorded<Limited<Faulted<Surfaces>>>;
 
-/// The MCP endpoint `mcp` and the router `rest` behind the body limits and the recorder.
-pub(crate) fn assemble(journal: Journal, clock: Clock, mcp: Endpoint, rest: Router) -> App {
+/// What the layers in front of the surfaces stand on.
+pub(crate) struct Floors {
+    /// Where every exchange is recorded.
+    pub(crate) journal: Journal,
+    /// Virtual time (the journal's stamps, the faults' delays).
+    pub(crate) clock: Clock,
+    /// The injected faults in force.
+    pub(crate) faults: Faults,
+}
+
+/// The MCP endpoint `mcp` and the router `rest` behind the faults, the body limits and the
+/// recorder.
+pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
+    let Floors {
+        journal,
+        clock,
+        faults,
+    } = floors;
+    let sessions = mcp.clone();
+    let forget: ForgetSession = Arc::new(move |id: &str| sessions.forget_session(id));
     let surfaces = Surfaces { mcp, rest };
-    let limited = LimitBodies::new(bodies).layer(surfaces);
+    let faulted = InjectFaults::new(faults, clock.clone(), error_shapes, forget).layer(surfaces);
+    let limited = LimitBodies::new(bodies).layer(faulted);
     Recorder::new(journal, clock, RECORDING).layer(limited)
+}
+
+/// Whose envelope an injected fault's error answers in: the surface that owns the path. The
+/// control API, the pages and OAuth have none, so a fault never stands between a test and
+/// `DELETE /_mock/faults`.
+fn error_shapes(_: &Method, path: &str) -> Option<&'static dyn ErrorShape> {
+    if path == MCP_PATH {
+        Some(&computer::ENDPOINT_BODIES)
+    } else if agent::is_agent_path(path) {
+        Some(&agent::AgentBodies)
+    } else if sonar::is_sonar_path(path) {
+        Some(&sonar::SonarBodies)
+    } else {
+        None
+    }
 }
 
 /// Whose rules a request's body is read under (the limit, the answer to a body refused): the

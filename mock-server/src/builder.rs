@@ -334,6 +334,27 @@ impl MockServerBuilder {
         self
     }
 
+    /// Puts a fault in force from the start, in the compact grammar of `mock-server --fault`
+    /// (`docs/faults.md`): a spec that does not read is refused at once, with a sentence.
+    ///
+    /// ```
+    /// let builder = mock_server::MockServer::builder()
+    ///     .fault("status=429,retry-after=2s,times=1,path=/chat/completions")?;
+    /// let refused = mock_server::MockServer::builder().fault("status=404");
+    /// assert!(matches!(refused, Err(mock_server::Error::Fault { .. })));
+    /// # drop(builder);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fault(mut self, spec: &str) -> Result<Self, crate::Error> {
+        let spec = crate::faults::spec::FaultSpec::parse(spec).map_err(|refused| {
+            crate::Error::Fault {
+                reason: refused.to_string(),
+            }
+        })?;
+        self.config.faults.push(spec);
+        Ok(self)
+    }
+
     /// Sets how long OAuth access tokens live in virtual time (default one hour, at least one
     /// second, at most 366 days): a client's token then expires mid-scenario and it must
     /// refresh it.

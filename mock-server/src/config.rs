@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::clock::ClockMode;
+use crate::faults::spec::FaultSpec;
 use crate::journal::JournalConfig;
 use crate::limits::StateLimits;
 use crate::oauth::AuthMode;
@@ -51,6 +52,8 @@ pub(crate) struct Config {
     pub(crate) connections: ConnectionLimits,
     /// Caps on handshake sessions, OAuth registrations and codes.
     pub(crate) limits: StateLimits,
+    /// Faults in force from the start (`--fault`).
+    pub(crate) faults: Vec<FaultSpec>,
 }
 
 impl Default for Config {
@@ -70,6 +73,7 @@ impl Default for Config {
             journal: JournalConfig::default(),
             connections: ConnectionLimits::default(),
             limits: StateLimits::default(),
+            faults: Vec::new(),
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::world::UploadError;
 
 pub(crate) use dashboard::POLLED_READS;
 pub(crate) use error::ControlBodies;
-use error::ControlError;
+pub(crate) use error::ControlError;
 pub(crate) use state::{ControlSetup, ControlState};
 
 /// The S3-style upload endpoint behind `upload_url`.

@@ -13,6 +13,12 @@ pub enum Error {
     /// A fixture file was refused.
     #[error(transparent)]
     Fixture(#[from] FixtureError),
+    /// A fault spec was refused (`--fault`, [`MockServerBuilder::fault`](crate::MockServerBuilder::fault)).
+    #[error("{reason}")]
+    Fault {
+        /// The sentence that says what is wrong with it.
+        reason: String,
+    },
     /// The listen address could not be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {

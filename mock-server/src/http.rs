@@ -10,4 +10,5 @@ pub(crate) mod auth;
 pub(crate) mod body;
 pub(crate) mod encoding;
 pub(crate) mod sha256;
+pub(crate) mod shape;
 pub(crate) mod sse;

@@ -33,3 +33,4 @@ pub use store::{Journal, JournalConfig, JournalGap, JournalStats, WaitError};
 pub(crate) use endpoint::{JOURNAL_PATH, serve};
 pub(crate) use recorder::{Recorded, Recorder, RecordingRules};
 pub(crate) use redact::Secrets;
+pub(crate) use stored::FaultNote;

@@ -119,6 +119,7 @@ mod config;
 mod control;
 mod error;
 mod expect;
+mod faults;
 pub mod fixtures;
 mod handle;
 mod http;

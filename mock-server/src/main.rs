@@ -99,6 +99,11 @@ struct Cli {
     /// Most OAuth codes and consent pages outstanding; past it sign-in is refused.
     #[arg(long, value_name = "N", default_value = "10000")]
     max_oauth_codes: usize,
+    /// Put a fault in force from the start (repeatable), e.g.
+    /// `status=429,retry-after=2s,times=1,path=/chat/completions`; the grammar is in
+    /// docs/faults.md. `GET /_mock/faults` lists them, `DELETE /_mock/faults` removes them.
+    #[arg(long = "fault", value_name = "SPEC")]
+    faults: Vec<String>,
 }
 
 /// The modes beside running the mock.
@@ -238,6 +243,15 @@ async fn run(cli: Cli) -> ExitCode {
         });
     for path in cli.fixtures {
         builder = builder.fixtures(path);
+    }
+    for spec in &cli.faults {
+        builder = match builder.fault(spec) {
+            Ok(builder) => builder,
+            Err(error) => {
+                eprintln!("mock-server: --fault {error}");
+                return ExitCode::FAILURE;
+            }
+        };
     }
     if let Some(scenario) = cli.scenario {
         builder = builder.scenario(scenario);

@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::fixtures::Catalog;
 use crate::journal::Journal;
 use crate::world::World;
-use crate::{agent, app, computer, control, http, oauth, sonar};
+use crate::{agent, app, computer, control, faults, http, oauth, sonar};
 
 /// State shared by every handler; cheap to clone.
 #[derive(Clone)]
@@ -34,6 +34,8 @@ struct Shared {
     agent: Arc<agent::Store>,
     /// The Sonar routes' rate windows, scripted faults, async jobs and call log.
     sonar: Arc<sonar::Store>,
+    /// The injected faults in force (`--fault`, `/_mock/faults`).
+    faults: faults::Faults,
 }
 
 impl AppState {
@@ -87,6 +89,10 @@ impl AppState {
             authenticator: authenticator.clone(),
             limits: config.limits,
         });
+        let faults = faults::Faults::default();
+        for spec in &config.faults {
+            faults.add(spec.clone());
+        }
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -100,6 +106,7 @@ impl AppState {
                 authenticator,
                 agent: Arc::default(),
                 sonar: Arc::default(),
+                faults,
             }),
         })
     }
@@ -168,6 +175,7 @@ impl AppState {
             .merge(oauth::routes().with_state(oauth))
             .merge(agent::routes().with_state(agent))
             .merge(sonar::routes().with_state(sonar))
+            .merge(faults::routes().with_state(shared.faults.clone()))
             // Agent API clients share the base URL: paths it does not serve answer in its envelope.
             .fallback(agent::unserved)
             // Each body was read under its surface's limit before routing (and refused in its
@@ -177,8 +185,11 @@ impl AppState {
                 http::body::DEFAULT_LIMIT,
             ));
         app::assemble(
-            shared.journal.clone(),
-            shared.clock.clone(),
+            app::Floors {
+                journal: shared.journal.clone(),
+                clock: shared.clock.clone(),
+                faults: shared.faults.clone(),
+            },
             shared.computer.endpoint(),
             rest,
         )

@@ -2,11 +2,13 @@
 //! answered in its envelope (with a fresh `x-request-id`, as every answer has).
 
 use axum::response::{IntoResponse, Response};
+use http::StatusCode;
 
 use super::error::ApiError;
 use super::paths::BODY_LIMIT;
 use super::routes::with_fresh_request_id;
 use crate::http::body::{BodyPolicy, BodyRefusal};
+use crate::http::shape::ErrorShape;
 
 /// How the Agent API takes request bodies.
 pub(crate) struct AgentBodies;
@@ -50,5 +52,24 @@ mod tests {
     fn a_sentence_reads_as_the_apis_own_messages() {
         assert_eq!(api_sentence("The body stalled."), "the body stalled");
         assert_eq!(api_sentence(""), "");
+    }
+}
+
+/// An injected fault's status in the API's envelope, with the `type` the live API gives it.
+impl ErrorShape for AgentBodies {
+    fn error(&self, status: StatusCode, sentence: &str) -> Response {
+        let kind = match status.as_u16() {
+            429 => "request_rate_limit_exceeded",
+            502 => "bad_gateway",
+            503 => "service_unavailable",
+            504 => "gateway_timeout",
+            _ => "internal_error",
+        };
+        let error = ApiError::new(status, kind, api_sentence(sentence));
+        with_fresh_request_id(error.into_response())
+    }
+
+    fn says_retry_after_ms(&self) -> bool {
+        true
     }
 }

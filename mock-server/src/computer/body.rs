@@ -7,6 +7,7 @@ use http::StatusCode;
 
 use super::model::jsonrpc::ErrorData;
 use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
+use crate::http::shape::ErrorShape;
 
 /// Request bodies taken as the MCP endpoint takes them.
 pub(crate) struct JsonRpcBodies {
@@ -45,5 +46,13 @@ impl BodyPolicy for JsonRpcBodies {
             "Invalid Request"
         };
         ErrorData::refused_body(status, format!("{kind}: {sentence}")).into_response()
+    }
+}
+
+/// An injected fault's status, as a JSON-RPC server error (no request id: it answers before
+/// the request is read).
+impl ErrorShape for JsonRpcBodies {
+    fn error(&self, status: StatusCode, sentence: &str) -> Response {
+        ErrorData::server_error(status, sentence).into_response()
     }
 }

@@ -100,6 +100,12 @@ impl Endpoint {
         self.inner.tasks.listing()
     }
 
+    /// Forgets one handshake session, as the server does when a session ends on its side (an
+    /// injected `forget-session` fault); whether it was open.
+    pub(crate) fn forget_session(&self, session_id: &str) -> bool {
+        self.inner.sessions.forget(session_id)
+    }
+
     /// Forgets every thread, task, pending in-call question and handshake session (`POST
     /// /_mock/reset`); a later answer or poll is refused as unknown, a later request in a
     /// session gets 404 (the client initializes again).

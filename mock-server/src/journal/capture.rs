@@ -13,7 +13,7 @@ use http_body_util::BodyExt;
 use hyper::body::{Body as _, Frame, SizeHint};
 
 use super::store::{Journal, Ticket};
-use super::stored::{Record, StoredBody, StoredHeaders};
+use super::stored::{FaultNote, Record, StoredBody, StoredHeaders};
 use crate::clock::Clock;
 use crate::http::sse;
 
@@ -51,15 +51,23 @@ impl Open {
     /// Records `response` and hands it on: a body of known size at once, a stream as it goes.
     pub(crate) async fn respond(self, response: Response) -> Response {
         let (parts, body) = response.into_parts();
-        let status = parts.status.as_u16();
-        let headers = StoredHeaders::pack(&parts.headers);
+        let note = parts.extensions.get::<FaultNote>().cloned();
+        let no_head = note.as_ref().is_some_and(|note| note.no_head);
+        let status = if no_head { 0 } else { parts.status.as_u16() };
+        let headers = if no_head {
+            StoredHeaders::default()
+        } else {
+            StoredHeaders::pack(&parts.headers)
+        };
         let responded_at = self.clock.now();
         let real_responded_at = Utc::now();
+        let fault = note.map(|note| note.fault);
         let head = move |record: &mut Record| {
             record.status = status;
             record.response_headers = headers;
             record.virtual_responded_at = responded_at;
             record.real_responded_at = real_responded_at;
+            record.fault = fault;
         };
         let cap = self.journal.config().max_body_bytes;
         let events = StoredHeaders::is_event_stream(&parts.headers);

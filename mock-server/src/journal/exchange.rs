@@ -56,6 +56,10 @@ pub struct Exchange {
     /// Wall-clock time when the response head was ready: what a client waiting after an
     /// answer (a poll interval) waits from.
     pub real_responded_at: DateTime<Utc>,
+    /// The injected fault that touched this exchange (`POST /_mock/faults`, `--fault`), as
+    /// its id and kind: `"fault-1 status=429,retry-after=2s"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -86,6 +90,7 @@ impl Exchange {
             real_time: at,
             virtual_responded_at: at,
             real_responded_at: at,
+            fault: None,
         }
     }
 }

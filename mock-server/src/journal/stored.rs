@@ -125,6 +125,8 @@ pub(crate) struct Record {
     pub(crate) real_time: DateTime<Utc>,
     pub(crate) virtual_responded_at: DateTime<Utc>,
     pub(crate) real_responded_at: DateTime<Utc>,
+    /// The injected fault that touched the exchange, as its id and kind.
+    pub(crate) fault: Option<String>,
     /// The response ended (or the client left): nothing will change any more.
     pub(crate) finished: bool,
     /// The journal's change counter when this record last changed (waits look at changes only).
@@ -158,6 +160,7 @@ impl Record {
             real_time,
             virtual_responded_at: virtual_time,
             real_responded_at: real_time,
+            fault: None,
             finished: false,
             revision: 0,
         }
@@ -168,6 +171,7 @@ impl Record {
         std::mem::size_of::<Self>()
             + self.path.len()
             + self.query.as_ref().map_or(0, String::len)
+            + self.fault.as_ref().map_or(0, String::len)
             + self.request_headers.0.len()
             + self.response_headers.0.len()
             + self.request_body.weight()
@@ -189,4 +193,15 @@ impl Record {
             self.events_dropped += 1;
         }
     }
+}
+
+/// What a layer below the recorder tells it about an exchange a fault touched, as a response
+/// extension: the journal records it and does nothing else.
+#[derive(Debug, Clone)]
+pub(crate) struct FaultNote {
+    /// The fault's id and kind (`fault-1 status=429`).
+    pub(crate) fault: String,
+    /// The connection is reset before the response head: the client gets no status, so the
+    /// journal records none (0).
+    pub(crate) no_head: bool,
 }

@@ -54,6 +54,7 @@ pub(crate) fn exchange(record: &Record) -> Exchange {
         real_time: record.real_time,
         virtual_responded_at: record.virtual_responded_at,
         real_responded_at: record.real_responded_at,
+        fault: record.fault.clone(),
     }
 }
 

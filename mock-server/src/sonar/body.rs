@@ -2,10 +2,12 @@
 //! same host), and a refused body answered in the API's envelope.
 
 use axum::response::{IntoResponse, Response};
+use http::StatusCode;
 
 use super::paths::BODY_LIMIT;
 use super::wire::error::SonarError;
 use crate::http::body::{BodyPolicy, BodyRefusal};
+use crate::http::shape::ErrorShape;
 
 /// How the Sonar routes take request bodies.
 pub(crate) struct SonarBodies;
@@ -22,5 +24,19 @@ impl BodyPolicy for SonarBodies {
             BodyRefusal::Broken { .. } => "invalid_request",
         };
         SonarError::new(refusal.status(), kind, refusal.to_string()).into_response()
+    }
+}
+
+/// An injected fault's status in the API's envelope.
+impl ErrorShape for SonarBodies {
+    fn error(&self, status: StatusCode, sentence: &str) -> Response {
+        let kind = match status.as_u16() {
+            429 => "rate_limit_exceeded",
+            502 => "bad_gateway",
+            503 => "service_unavailable",
+            504 => "gateway_timeout",
+            _ => "internal_error",
+        };
+        SonarError::new(status, kind, sentence).into_response()
     }
 }

@@ -195,6 +195,11 @@ impl ErrorData {
         )
     }
 
+    /// A server error answered with `status` (an injected fault's 429 or 5xx).
+    pub(crate) fn server_error(status: StatusCode, message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::SERVER_ERROR, status, message)
+    }
+
     /// An unknown or ended session (HTTP 404).
     pub(crate) fn session_not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::SESSION_NOT_FOUND, StatusCode::NOT_FOUND, message)

@@ -216,6 +216,18 @@ impl Sessions {
         }
     }
 
+    /// Forgets session `session_id` as if it had ended (an injected `forget-session` fault):
+    /// a later request in it gets 404, and a new `initialize` a new id. Whether it was open.
+    pub(crate) fn forget(&self, session_id: &str) -> bool {
+        match self.lock().remove(session_id) {
+            Some(ended) => {
+                let _ = ended.session.closed.send(true);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// `DELETE`: ends the session the request names, if it is `account`'s.
     pub(crate) fn delete(&self, headers: &HeaderMap, account: &str) -> Response {
         let session_id = match session_id(headers) {

@@ -1,0 +1,18 @@
+//! How a surface answers an error that is not about the request it was sent: a status the
+//! mock's injected faults answer with (429, 500, 502, 503). Each surface implements
+//! [`ErrorShape`] in its own envelope, as it implements the body policy for a refused body.
+
+use axum::response::Response;
+use http::StatusCode;
+
+/// A surface's error envelope, for an answer chosen outside the surface.
+pub(crate) trait ErrorShape: Send + Sync + 'static {
+    /// `status` with `sentence`, in the surface's envelope.
+    fn error(&self, status: StatusCode, sentence: &str) -> Response;
+
+    /// Whether the surface's clients read a retry delay from `retry-after-ms` as well as from
+    /// `Retry-After` (the Agent API's SDKs do).
+    fn says_retry_after_ms(&self) -> bool {
+        false
+    }
+}
