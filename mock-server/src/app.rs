@@ -26,11 +26,11 @@ use tower::{Layer as _, Service};
 use std::sync::Arc;
 
 use crate::clock::Clock;
+use crate::computer::Endpoint;
 use crate::faults::Faults;
 use crate::faults::layer::{Faulted, ForgetSession, InjectFaults};
-use crate::http::shape::ErrorShape;
-use crate::computer::Endpoint;
 use crate::http::body::{BodyPolicy, LimitBodies, Limited};
+use crate::http::shape::ErrorShape;
 use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
 use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 use crate::{agent, computer, control, oauth, sonar};

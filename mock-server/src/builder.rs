@@ -346,11 +346,10 @@ impl MockServerBuilder {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fault(mut self, spec: &str) -> Result<Self, crate::Error> {
-        let spec = crate::faults::spec::FaultSpec::parse(spec).map_err(|refused| {
-            crate::Error::Fault {
+        let spec =
+            crate::faults::spec::FaultSpec::parse(spec).map_err(|refused| crate::Error::Fault {
                 reason: refused.to_string(),
-            }
-        })?;
+            })?;
         self.config.faults.push(spec);
         Ok(self)
     }

@@ -112,7 +112,11 @@ impl Faults {
                 id: active.id.clone(),
                 spec: active.spec.shown(),
                 hits: active.hits,
-                remaining: active.spec.scope.times.map(|t| t.saturating_sub(active.hits)),
+                remaining: active
+                    .spec
+                    .scope
+                    .times
+                    .map(|t| t.saturating_sub(active.hits)),
             })
             .collect()
     }
@@ -161,7 +165,12 @@ impl Faults {
             id: active.id.clone(),
             kind: active.spec.kind.clone(),
         };
-        if active.spec.scope.times.is_some_and(|times| active.hits >= times) {
+        if active
+            .spec
+            .scope
+            .times
+            .is_some_and(|times| active.hits >= times)
+        {
             state.active.remove(index);
             self.inner
                 .any
@@ -174,10 +183,13 @@ impl Faults {
 /// Whether `spec`'s scope holds for the request.
 fn touches(spec: &FaultSpec, facts: &Facts<'_>) -> bool {
     let scope = &spec.scope;
-    let path = scope.path.as_deref().is_none_or(|path| match path.strip_suffix('*') {
-        Some(prefix) => facts.path.starts_with(prefix),
-        None => facts.path == path,
-    });
+    let path = scope
+        .path
+        .as_deref()
+        .is_none_or(|path| match path.strip_suffix('*') {
+            Some(prefix) => facts.path.starts_with(prefix),
+            None => facts.path == path,
+        });
     let method = scope
         .method
         .as_deref()
@@ -280,7 +292,11 @@ mod tests {
         add(&faults, "latency=1s,tool=read_thread");
         let call = br#"{"method":"tools/call","params":{"name":"read_thread"}}"#;
         let other = br#"{"method":"tools/call","params":{"name":"list_threads"}}"#;
-        assert!(faults.take(&facts("/rest/computer/mcp", None, other)).is_none());
+        assert!(
+            faults
+                .take(&facts("/rest/computer/mcp", None, other))
+                .is_none()
+        );
         let hit = faults.take(&facts("/rest/computer/mcp", None, call));
         assert_eq!(hit.map(|h| h.note()).as_deref(), Some("fault-2 latency=1s"));
     }

@@ -48,7 +48,11 @@ async fn faults_are_added_listed_used_and_removed() {
         )
         .await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
-    assert!(unknown.body["error"].as_str().is_some_and(|e| e.contains("fault-9")));
+    assert!(
+        unknown.body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("fault-9"))
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -90,7 +94,9 @@ async fn a_forgotten_session_gets_404_and_a_new_initialize_a_new_one() {
     let fresh = mock.session(ALICE).await;
     assert_ne!(fresh.session.as_deref(), Some(old.as_str()));
     // Another session of the same account was not touched.
-    let untouched = other.post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
+    let untouched = other
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .await;
     assert_eq!(untouched.status, StatusCode::OK);
     let journal = mock.handle.journal().exchanges();
     let touched: Vec<_> = journal.iter().filter(|e| e.fault.is_some()).collect();

@@ -30,7 +30,9 @@ async fn a_429_on_the_sonar_routes_says_when_to_retry_in_their_envelope_once() {
     assert_eq!(limited.status, 429);
     assert_eq!(limited.headers["retry-after"], "2");
     assert_eq!(limited.body["error"]["type"], "rate_limit_exceeded");
-    let message = limited.body["error"]["message"].as_str().unwrap_or_default();
+    let message = limited.body["error"]["message"]
+        .as_str()
+        .unwrap_or_default();
     assert!(message.contains("retry after 2 s"), "{message}");
     assert!(
         !limited.headers.contains_key("retry-after-ms"),
@@ -49,7 +51,10 @@ async fn a_429_on_the_sonar_routes_says_when_to_retry_in_their_envelope_once() {
 async fn the_agent_api_gets_its_envelope_and_the_retry_after_ms_its_sdks_read() {
     let mock = faulted(&["status=503,retry-after=1500ms,path=/v1/*"]);
     let unavailable = mock
-        .agent_create(ALICE, json!({"model": "openai/gpt-5.6-terra", "input": "hi"}))
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "hi"}),
+        )
         .await;
     assert_eq!(unavailable.status, 503);
     assert_eq!(unavailable.headers["retry-after"], "2");
@@ -58,7 +63,10 @@ async fn the_agent_api_gets_its_envelope_and_the_retry_after_ms_its_sdks_read() 
     assert!(unavailable.headers.contains_key("x-request-id"));
     // No `times`: it lasts until removed.
     let again = mock
-        .agent_create(ALICE, json!({"model": "openai/gpt-5.6-terra", "input": "hi"}))
+        .agent_create(
+            ALICE,
+            json!({"model": "openai/gpt-5.6-terra", "input": "hi"}),
+        )
         .await;
     assert_eq!(again.status, 503);
 }
@@ -75,7 +83,10 @@ async fn the_mcp_endpoint_answers_a_5xx_as_a_json_rpc_error() {
         .await;
     assert_eq!(added.status, 201, "{}", added.body);
     let answer = session
-        .rpc("tools/call", json!({"name": "list_threads", "arguments": {}}))
+        .rpc(
+            "tools/call",
+            json!({"name": "list_threads", "arguments": {}}),
+        )
         .await;
     assert_eq!(answer.status, 502);
     assert_eq!(answer.body["jsonrpc"], "2.0");
@@ -84,7 +95,10 @@ async fn the_mcp_endpoint_answers_a_5xx_as_a_json_rpc_error() {
     assert!(message.starts_with("Bad Gateway"), "{message}");
     // Another tool, and the same tool once the fault is used up, are served.
     let other = session
-        .rpc("tools/call", json!({"name": "list_threads", "arguments": {}}))
+        .rpc(
+            "tools/call",
+            json!({"name": "list_threads", "arguments": {}}),
+        )
         .await;
     assert_eq!(other.status, 200);
 }
@@ -164,7 +178,10 @@ async fn latency_holds_the_answer_until_the_manual_clock_moves() {
             .await
     });
     tokio::time::sleep(Duration::from_secs(60)).await; // paused tokio time: no wall time
-    assert!(!answer.is_finished(), "30 s of virtual time have not passed");
+    assert!(
+        !answer.is_finished(),
+        "30 s of virtual time have not passed"
+    );
     mock.advance(Duration::from_secs(30));
     let answer = answer.await.expect("the request finishes");
     assert_eq!(answer.status, 200);

@@ -20,7 +20,11 @@ fn faulted(spec: &str) -> Mock {
 }
 
 fn streamed() -> Value {
-    with(ask("sonar", "What is new in solar power?"), "stream", json!(true))
+    with(
+        ask("sonar", "What is new in solar power?"),
+        "stream",
+        json!(true),
+    )
 }
 
 /// Every byte of the answer to `body` on `path` as alice, and whether the body failed.
@@ -61,7 +65,8 @@ async fn a_stream_ends_cleanly_after_its_first_events() {
     assert!(!failed, "the stream ends, it is not reset");
     // Each answer has its own id: compare what the events say apart from it.
     let without_id = |event: &str| {
-        let data: Value = serde_json::from_str(event.trim_start_matches("data: ")).unwrap_or_default();
+        let data: Value =
+            serde_json::from_str(event.trim_start_matches("data: ")).unwrap_or_default();
         data["choices"].clone()
     };
     let kept: Vec<Value> = events(&cut).iter().map(|e| without_id(e)).collect();
@@ -87,9 +92,15 @@ async fn one_event_carries_broken_json_and_the_rest_of_the_stream_is_whole() {
         serde_json::from_str::<Value>(broken).is_err(),
         "event 2 is not JSON: {broken}"
     );
-    let last = sent.last().map(|e| e.trim_start_matches("data: ")).unwrap_or_default();
+    let last = sent
+        .last()
+        .map(|e| e.trim_start_matches("data: "))
+        .unwrap_or_default();
     let last: Value = serde_json::from_str(last).unwrap_or(Value::Null);
-    assert!(last["usage"].is_object(), "the stream went on to its end: {last}");
+    assert!(
+        last["usage"].is_object(),
+        "the stream went on to its end: {last}"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -124,11 +135,22 @@ async fn a_dribble_sends_its_pieces_as_the_manual_clock_moves() {
         .expect("request");
     let response = mock.router.clone().oneshot(request).await.expect("answer");
     let mut body = response.into_body();
-    let first = body.frame().await.and_then(Result::ok).and_then(|f| f.into_data().ok());
+    let first = body
+        .frame()
+        .await
+        .and_then(Result::ok)
+        .and_then(|f| f.into_data().ok());
     assert_eq!(first.map(|d| d.len()), Some(8));
     let waiting = tokio::time::timeout(Duration::from_secs(60), body.frame()).await;
-    assert!(waiting.is_err(), "the next piece waits for the virtual clock");
+    assert!(
+        waiting.is_err(),
+        "the next piece waits for the virtual clock"
+    );
     mock.advance(Duration::from_secs(1));
-    let second = body.frame().await.and_then(Result::ok).and_then(|f| f.into_data().ok());
+    let second = body
+        .frame()
+        .await
+        .and_then(Result::ok)
+        .and_then(|f| f.into_data().ok());
     assert_eq!(second.map(|d| d.len()), Some(8));
 }

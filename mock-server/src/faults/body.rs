@@ -37,9 +37,7 @@ pub(super) struct Reset;
 /// A body that fails at once: sent as the response, the connection closes before its head
 /// leaves (hyper buffers the head and drops it with the connection).
 pub(super) fn reset_at_once() -> Body {
-    Body::from_stream(futures::stream::once(async {
-        Err::<Bytes, Reset>(Reset)
-    }))
+    Body::from_stream(futures::stream::once(async { Err::<Bytes, Reset>(Reset) }))
 }
 
 /// `body` changed as `shape` says.
@@ -178,7 +176,11 @@ fn take(state: &mut Reshaping, data: Bytes) {
                             state.ending = Some(Ending::End);
                             break;
                         }
-                        let event = if strip_ids { without_ids(&event) } else { event };
+                        let event = if strip_ids {
+                            without_ids(&event)
+                        } else {
+                            event
+                        };
                         state.ready.push_back(event);
                         if state.events >= events {
                             state.ending = Some(Ending::End);
@@ -196,7 +198,10 @@ fn take(state: &mut Reshaping, data: Bytes) {
 
 /// Where the first event in `buffer` ends (after its blank line), if it is complete.
 fn find_blank_line(buffer: &[u8]) -> Option<usize> {
-    buffer.windows(2).position(|w| w == b"\n\n").map(|at| at + 2)
+    buffer
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|at| at + 2)
 }
 
 /// The event without its `id:` lines.
@@ -251,7 +256,8 @@ mod tests {
         (out, false)
     }
 
-    const STREAM: &str = "id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\nid: 3\ndata: {\"a\":3}\n\n";
+    const STREAM: &str =
+        "id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\nid: 3\ndata: {\"a\":3}\n\n";
 
     #[tokio::test]
     async fn a_stream_ends_after_its_events_with_or_without_their_ids() {
@@ -261,7 +267,10 @@ mod tests {
         };
         let (sent, failed) = pieces(reshape(Body::from(STREAM), shape, clock())).await;
         assert!(!failed);
-        assert_eq!(sent.concat(), b"id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\n");
+        assert_eq!(
+            sent.concat(),
+            b"id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":2}\n\n"
+        );
         let stripped = Shape::EndAfterEvents {
             events: 1,
             strip_ids: true,

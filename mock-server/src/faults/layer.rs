@@ -41,7 +41,12 @@ pub(crate) struct InjectFaults {
 
 impl InjectFaults {
     /// Applies `faults` on `clock`, answering in the envelope `shapes` gives each path.
-    pub(crate) fn new(faults: Faults, clock: Clock, shapes: ShapeFor, forget: ForgetSession) -> Self {
+    pub(crate) fn new(
+        faults: Faults,
+        clock: Clock,
+        shapes: ShapeFor,
+        forget: ForgetSession,
+    ) -> Self {
         Self {
             faults,
             clock,
@@ -122,14 +127,20 @@ where
     let (parts, body) = request.into_parts();
     // The body was read whole by the body limit: collecting it again costs no copy.
     let (bytes, body) = if injector.faults.reads_bodies() {
-        let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        let bytes = body
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
         (bytes.clone(), Body::from(bytes))
     } else {
         (bytes::Bytes::new(), body)
     };
     let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
-    let key = header("authorization")
-        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")));
+    let key = header("authorization").and_then(|v| {
+        v.strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))
+    });
     let facts = Facts {
         method: parts.method.as_str(),
         path: parts.uri.path(),
@@ -275,7 +286,11 @@ async fn cut(response: Response, bytes: u64, clock: Clock) -> Response {
         let body = reshape(body, Shape::ResetAfter { after_bytes: bytes }, clock);
         return Response::from_parts(parts, body);
     }
-    let whole = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let whole = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
     parts
         .headers
         .insert(header::CONTENT_LENGTH, HeaderValue::from(whole.len()));

@@ -65,7 +65,10 @@ async fn add(
         .into_iter()
         .filter(|listed| ids.contains(&listed.id))
         .collect();
-    Ok((http::StatusCode::CREATED, axum::Json(json!({ "faults": added }))))
+    Ok((
+        http::StatusCode::CREATED,
+        axum::Json(json!({ "faults": added })),
+    ))
 }
 
 #[derive(Deserialize)]

@@ -281,11 +281,15 @@ impl FaultSpec {
             }
         }
         let mut kind = kind.ok_or_else(|| refuse(format!("say what it does: one of {KINDS}")))?;
-        let option_for = |option: &str, wanted: &str| {
-            refuse(format!("`{option}` goes with `{wanted}` only"))
-        };
+        let option_for =
+            |option: &str, wanted: &str| refuse(format!("`{option}` goes with `{wanted}` only"));
         match (&mut kind, retry_after) {
-            (Kind::Status { retry_after: slot, .. }, Some(delay)) => *slot = Some(delay),
+            (
+                Kind::Status {
+                    retry_after: slot, ..
+                },
+                Some(delay),
+            ) => *slot = Some(delay),
             (_, Some(_)) => return Err(option_for("retry-after", "status")),
             _ => {}
         }
@@ -300,7 +304,12 @@ impl FaultSpec {
             _ => {}
         }
         match (&mut kind, strip_ids) {
-            (Kind::EndAfterEvents { strip_ids: slot, .. }, Some(strip)) => *slot = strip,
+            (
+                Kind::EndAfterEvents {
+                    strip_ids: slot, ..
+                },
+                Some(strip),
+            ) => *slot = strip,
             (_, Some(_)) => return Err(option_for("event-ids", "end-after-events")),
             _ => {}
         }
@@ -436,14 +445,26 @@ mod tests {
     fn bad_specs_are_refused_with_a_sentence() {
         for (spec, reason) in [
             ("", "say what it does"),
-            ("status=404", "status must be 429, 500, 502 or 503, not `404`"),
+            (
+                "status=404",
+                "status must be 429, 500, 502 or 503, not `404`",
+            ),
             ("status=429,status=500", "`status` is given twice"),
             ("status=429,latency=1s", "one fault does one thing"),
-            ("retry-after=2,latency=1s", "`retry-after` goes with `status` only"),
+            (
+                "retry-after=2,latency=1s",
+                "`retry-after` goes with `status` only",
+            ),
             ("status=503,times=0", "times must be at least 1"),
-            ("status=503,times=x", "`times` must be a whole number, not `x`"),
+            (
+                "status=503,times=x",
+                "`times` must be a whole number, not `x`",
+            ),
             ("latency=soon", "`latency`:"),
-            ("reset=later", "reset must be `before-headers` or `mid-body`"),
+            (
+                "reset=later",
+                "reset must be `before-headers` or `mid-body`",
+            ),
             ("status=500,colour=red", "unknown key `colour`"),
             ("status=500,path=v1", "path must start with `/`"),
             ("status", "`status` needs a value"),
