@@ -5,7 +5,10 @@
 #[test]
 fn the_command_line_refuses_a_bad_fault_with_a_sentence() {
     for (spec, says) in [
-        ("status=404", "status must be 429, 500, 502 or 503, not `404`"),
+        (
+            "status=404",
+            "status must be 429, 500, 502 or 503, not `404`",
+        ),
         ("status=429,colour=red", "unknown key `colour`"),
         ("times=1", "say what it does"),
     ] {

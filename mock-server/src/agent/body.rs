@@ -44,17 +44,6 @@ fn api_sentence(sentence: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_sentence_reads_as_the_apis_own_messages() {
-        assert_eq!(api_sentence("The body stalled."), "the body stalled");
-        assert_eq!(api_sentence(""), "");
-    }
-}
-
 /// An injected fault's status in the API's envelope, with the `type` the live API gives it.
 impl ErrorShape for AgentBodies {
     fn error(&self, status: StatusCode, sentence: &str) -> Response {
@@ -71,5 +60,16 @@ impl ErrorShape for AgentBodies {
 
     fn says_retry_after_ms(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sentence_reads_as_the_apis_own_messages() {
+        assert_eq!(api_sentence("The body stalled."), "the body stalled");
+        assert_eq!(api_sentence(""), "");
     }
 }
