@@ -345,11 +345,12 @@ impl MockServerBuilder {
     /// # drop(builder);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn fault(mut self, spec: &str) -> Result<Self, crate::Error> {
-        let spec =
-            crate::faults::spec::FaultSpec::parse(spec).map_err(|refused| crate::Error::Fault {
+    pub fn fault(mut self, spec: &str) -> Result<Self, crate::error::Error> {
+        let spec = crate::faults::spec::FaultSpec::parse(spec).map_err(|refused| {
+            crate::error::Error::Fault {
                 reason: refused.to_string(),
-            })?;
+            }
+        })?;
         self.config.faults.push(spec);
         Ok(self)
     }

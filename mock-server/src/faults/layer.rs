@@ -18,7 +18,7 @@ use tower::{Layer, Service};
 
 use super::body::{Shape, reset_at_once, reshape};
 use super::spec::Kind;
-use super::{Facts, Faults, Hit};
+use super::store::{Facts, Faults, Hit};
 use crate::clock::{Clock, after, to_chrono};
 use crate::http::shape::ErrorShape;
 use crate::journal::FaultNote;

@@ -9,8 +9,8 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::Faults;
 use super::spec::FaultSpec;
+use super::store::Faults;
 use crate::control::ControlError;
 
 /// The path of the control API's faults.
