@@ -3,6 +3,7 @@
 # run, pinned, with the figures issue targets are held to. From anywhere:
 #
 #   bench/run.sh [bench.py options]     e.g. bench/run.sh --dur 5 --calls 200000
+#   bench/run.sh sonar [sonar.py options]   Sonar chat completions: throughput and first chunk
 #
 # Installs wrk with apt-get when it is missing; builds both servers in release mode (the ceiling
 # into target/bench-ceiling). See bench/README.md for what is measured and the last figures.
@@ -16,5 +17,10 @@ command -v taskset >/dev/null || { echo "taskset (util-linux) is needed to pin t
 cargo build --quiet --release --locked -p mock-server --manifest-path "$ROOT/Cargo.toml"
 CARGO_TARGET_DIR="$ROOT/target/bench-ceiling" \
     cargo build --quiet --release --locked --manifest-path "$ROOT/bench/ceiling/Cargo.toml"
-exec python3 "$ROOT/bench/bench.py" --mock "$ROOT/target/release/mock-server" \
+script="$ROOT/bench/bench.py"
+if [[ "${1:-}" == sonar ]]; then
+    script="$ROOT/bench/sonar.py"
+    shift
+fi
+exec python3 "$script" --mock "$ROOT/target/release/mock-server" \
     --ceiling "$ROOT/target/bench-ceiling/release/ceiling" "$@"

@@ -1,7 +1,8 @@
 //! The benchmark's anchor: the cheapest sensible HTTP endpoint on this machine.
 //!
-//! `ceiling BODY_FILE CONTENT_TYPE` answers every POST to `/rest/computer/mcp` with the bytes of
-//! BODY_FILE (the mock's own `models_list` answer, captured by `bench/bench.py`), so both servers
+//! `ceiling BODY_FILE CONTENT_TYPE` answers every POST to `/rest/computer/mcp` and to
+//! `/chat/completions` with the bytes of BODY_FILE (the mock's own answer, captured by
+//! `bench/bench.py` or `bench/sonar.py`: `models_list`, a chat completion, a stream), so both servers
 //! send the same bytes and the ratio between them is the cost of the mock's work, not of a
 //! different answer. No MCP, no session, no authentication: an upper bound, not a server.
 //! Prints `listening on http://127.0.0.1:PORT` first.
@@ -19,13 +20,13 @@ async fn main() -> std::io::Result<()> {
         std::process::exit(2);
     };
     let canned = Bytes::from(std::fs::read(&body_file)?);
-    let app = Router::new().route(
-        "/rest/computer/mcp",
-        post(move |_body: Bytes| {
-            let (canned, content_type) = (canned.clone(), content_type.clone());
-            async move { ([(header::CONTENT_TYPE, content_type)], canned) }
-        }),
-    );
+    let answer = post(move |_body: Bytes| {
+        let (canned, content_type) = (canned.clone(), content_type.clone());
+        async move { ([(header::CONTENT_TYPE, content_type)], canned) }
+    });
+    let app = Router::new()
+        .route("/rest/computer/mcp", answer.clone())
+        .route("/chat/completions", answer);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!("listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app).await
