@@ -27,7 +27,8 @@ struct Cli {
     /// Scenario for conversations that name none (`#name`) and match none (default `complete`).
     #[arg(long, value_name = "NAME")]
     scenario: Option<String>,
-    /// Run virtual time this many times faster than real time (0.001 to 1000000).
+    /// Run virtual time this many times faster than real time (0.001 to 1000000). With no
+    /// clock flag, the variable MOCK_SERVER_TIME_SCALE gives it.
     #[arg(long, value_name = "F", conflicts_with = "manual_clock", value_parser = time_scale)]
     time_scale: Option<f64>,
     /// Move virtual time only through `POST /_mock/clock/advance`.
@@ -126,16 +127,29 @@ fn time_scale(text: &str) -> Result<f64, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The clock the flags ask for (clap refuses the conflicting combinations).
-fn clock_mode(cli: &Cli) -> ClockMode {
-    match (cli.clock.as_deref(), cli.manual_clock, cli.time_scale) {
-        (Some("driven"), _, _) => ClockMode::Driven {
-            look_step: cli.look_step,
+/// The time scale when no clock flag is given. A document's `cargo run -p mock-server` stays
+/// verbatim while CI runs it on a faster clock; a flag on the command line always wins.
+const TIME_SCALE_VAR: &str = "MOCK_SERVER_TIME_SCALE";
+
+/// The clock the flags ask for (clap refuses the conflicting combinations); with no clock flag,
+/// `MOCK_SERVER_TIME_SCALE` (`from_env`) if it is set, else real time.
+fn clock_mode(cli: &Cli, from_env: Option<&str>) -> Result<ClockMode, String> {
+    Ok(
+        match (cli.clock.as_deref(), cli.manual_clock, cli.time_scale) {
+            (Some("driven"), _, _) => ClockMode::Driven {
+                look_step: cli.look_step,
+            },
+            (Some("manual"), _, _) | (None, true, _) => ClockMode::Manual,
+            (None, false, Some(factor)) => ClockMode::Scaled { factor },
+            (Some("real"), _, _) => ClockMode::Scaled { factor: 1.0 },
+            _ => match from_env {
+                Some(text) => ClockMode::Scaled {
+                    factor: time_scale(text).map_err(|e| format!("{TIME_SCALE_VAR}: {e}"))?,
+                },
+                None => ClockMode::Scaled { factor: 1.0 },
+            },
         },
-        (Some("manual"), _, _) | (None, true, _) => ClockMode::Manual,
-        (None, false, Some(factor)) => ClockMode::Scaled { factor },
-        _ => ClockMode::Scaled { factor: 1.0 },
-    }
+    )
 }
 
 fn look_step(text: &str) -> Result<Duration, String> {
@@ -207,7 +221,13 @@ async fn run(cli: Cli) -> ExitCode {
         Some("none") => AuthMode::None,
         _ => AuthMode::Bearer,
     };
-    let clock = clock_mode(&cli);
+    let clock = match clock_mode(&cli, std::env::var(TIME_SCALE_VAR).ok().as_deref()) {
+        Ok(clock) => clock,
+        Err(message) => {
+            eprintln!("mock-server: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let mut builder = MockServer::builder()
         .listen(cli.listen)
         .clock(clock)
@@ -356,7 +376,7 @@ mod tests {
     fn the_clock_flags_pick_the_mode_and_refuse_each_other() {
         let mode = |args: &[&str]| {
             Cli::try_parse_from(std::iter::once("mock-server").chain(args.iter().copied()))
-                .map(|cli| clock_mode(&cli))
+                .map(|cli| clock_mode(&cli, None).expect("no variable, no error"))
         };
         assert!(matches!(mode(&[]), Ok(ClockMode::Scaled { factor: 1.0 })));
         assert!(matches!(
@@ -384,6 +404,38 @@ mod tests {
         ] {
             assert!(mode(refused).is_err(), "{refused:?} was accepted");
         }
+    }
+
+    #[test]
+    fn the_time_scale_variable_applies_only_when_no_clock_flag_is_given() {
+        let mode = |args: &[&str], var: &str| {
+            let cli =
+                Cli::try_parse_from(std::iter::once("mock-server").chain(args.iter().copied()))
+                    .expect("flags parse");
+            clock_mode(&cli, Some(var))
+        };
+        assert!(matches!(mode(&[], "50"), Ok(ClockMode::Scaled { factor }) if factor == 50.0));
+        assert!(matches!(
+            mode(&["--time-scale", "3"], "50"),
+            Ok(ClockMode::Scaled { factor }) if factor == 3.0
+        ));
+        assert!(
+            matches!(mode(&["--clock", "real"], "50"), Ok(ClockMode::Scaled { factor }) if factor == 1.0)
+        );
+        assert!(matches!(
+            mode(&["--manual-clock"], "50"),
+            Ok(ClockMode::Manual)
+        ));
+        assert!(matches!(
+            mode(&["--clock", "driven"], "50"),
+            Ok(ClockMode::Driven { .. })
+        ));
+        let refused = mode(&[], "fast").expect_err("not a number");
+        assert!(
+            refused.starts_with("MOCK_SERVER_TIME_SCALE: `fast` is not a number"),
+            "{refused}"
+        );
+        assert!(mode(&[], "1e12").is_err());
     }
 
     #[test]
