@@ -146,6 +146,9 @@ pub enum Error {
     /// The JUnit report could not be adjusted to the schema.
     #[error("could not write the JUnit report: {0}")]
     JunitSchema(String),
+    /// A report or a scenario's checks could not be written as JSON.
+    #[error("could not write the report as JSON: {0}; this is a runner bug, please report it")]
+    Json(#[from] serde_json::Error),
 }
 
 impl Error {
@@ -170,7 +173,8 @@ impl Error {
             | Self::ScenarioTask { .. }
             | Self::File { .. }
             | Self::Junit(_)
-            | Self::JunitSchema(_) => ErrorKind::Infrastructure,
+            | Self::JunitSchema(_)
+            | Self::Json(_) => ErrorKind::Infrastructure,
         }
     }
 }

@@ -187,10 +187,7 @@ fn list(format: &str, traceability: bool) -> Result<ExitCode, Error> {
         "text" if traceability => print!("{}", report::traceability_text()),
         "text" => print!("{}", report::list_text()),
         "markdown" => print!("{}", report::list_markdown()),
-        "json" => println!(
-            "{}",
-            serde_json::to_string_pretty(&report::list_json()).unwrap_or_default()
-        ),
+        "json" => println!("{:#}", report::list_json()),
         other => {
             return Err(Error::usage(format!(
                 "--format must be text, json or markdown, not `{other}`"
@@ -287,7 +284,7 @@ async fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let verdict = baseline
         .verdict_with(&run, args.strict)
         .with_coverage(&run.claims, args.strict_coverage);
-    let json = || serde_json::to_string_pretty(&report::json(&run, &verdict)).unwrap_or_default();
+    let json = || format!("{:#}", report::json(&run, &verdict));
     let text = match args.format.as_str() {
         "json" => json() + "\n",
         "junit" => report::junit_with(&run, &verdict)? + "\n",

@@ -317,16 +317,15 @@ fn keep(
         &dir.join("journal.jsonl"),
         stage.mock.journal().to_json_lines(),
     )?;
-    let user: String = stage
+    let user = stage
         .user
         .log()
         .iter()
-        .filter_map(|r| serde_json::to_string(r).ok())
-        .map(|l| l + "\n")
-        .collect();
+        .map(|r| serde_json::to_string(r).map(|l| l + "\n"))
+        .collect::<Result<String, _>>()?;
     write(&dir.join("user.jsonl"), user)?;
     write(&dir.join("stdout.txt"), stdout)?;
     write(&dir.join("stderr.txt"), stderr)?;
-    let json = serde_json::to_string_pretty(checks).unwrap_or_default();
+    let json = serde_json::to_string_pretty(checks)?;
     write(&dir.join("checks.json"), json)
 }

@@ -118,7 +118,8 @@ fn user_item(record: &UserRecord) -> Value {
 
 fn render(out: &mut String, item: &Value) {
     if let Some(kind) = item.get("user").and_then(Value::as_str) {
-        let compact = |v: &Value| serde_json::to_string(v).unwrap_or_default();
+        // A `Value` prints as JSON without a way to fail (`{:#}` pretty).
+        let compact = |v: &Value| v.to_string();
         let sent = item.get("sent").unwrap_or(&Value::Null);
         match sent {
             Value::Null => out.push_str(&format!("user: {kind}\n")),
@@ -226,7 +227,7 @@ fn headers(out: &mut String, prefix: &str, value: Option<&Value>) {
 fn json_lines(out: &mut String, prefix: &str, value: &Value) {
     let text = match value {
         Value::String(text) => text.clone(),
-        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        other => format!("{other:#}"),
     };
     for line in text.lines() {
         out.push_str(prefix);
