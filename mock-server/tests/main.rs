@@ -100,6 +100,7 @@ mod tasks_input;
 mod tasks_lifecycle;
 mod time_limits;
 mod timeout;
+mod tools_list_snapshots;
 mod two_factor;
 mod upload_abuse;
 mod version_header;
