@@ -9,7 +9,7 @@ mod body;
 mod dashboard;
 mod engine;
 mod files;
-mod model;
+pub mod model;
 mod pages;
 mod render;
 mod service;

@@ -139,6 +139,7 @@ pub use client::{
     ToolResult, pkce_s256_challenge,
 };
 pub use clock::{Clock, ClockError, ClockMode};
+pub use computer::model;
 pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };

@@ -13,4 +13,5 @@ pub(crate) mod listings;
 pub(crate) mod params;
 pub(crate) mod results;
 pub(crate) mod tasks;
+pub mod tools;
 pub(crate) mod version;

@@ -15,4 +15,4 @@ mod task;
 mod thread;
 
 pub use catalog::TOOL_NAMES;
-pub(crate) use catalog::{arguments, call, catalog, is_tool};
+pub(crate) use catalog::{arguments, call, catalog};

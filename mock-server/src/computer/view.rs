@@ -14,6 +14,7 @@ use super::model::results::{
     Awaiting, AwaitingKind, Checkpoint, Event, File, Interactive, Prompt, SignIn, Source,
     TaskStatus,
 };
+use super::model::tools::ToolName;
 use super::thread::{Asset, Entry, InputKind, Phase, Request, RequestKind, Role, Thread};
 use crate::clock::iso;
 use crate::fixtures::{QuestionSpec, SignInSpec, SourceSpec};
@@ -183,7 +184,7 @@ fn interactive(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Option<Inte
                 spec,
                 links.auth_url(thread, request),
                 true,
-                Some("notify_connected"),
+                Some(ToolName::NotifyConnected),
             ))
         }
         InputKind::Interaction { request_id, title } => Interactive::InteractionRequired {
@@ -205,8 +206,8 @@ fn interactive(thread: &Thread, entry: &Entry, links: &Links<'_>) -> Option<Inte
 
 fn prompt_ref(thread: &Thread, request: &Request) -> Prompt {
     let tool = match request.kind {
-        RequestKind::Confirm { .. } => "confirm_action_approve",
-        _ => "answer_question",
+        RequestKind::Confirm { .. } => ToolName::ConfirmActionApprove,
+        _ => ToolName::AnswerQuestion,
     };
     Prompt {
         thread_id: thread.id.clone(),
@@ -228,7 +229,7 @@ fn sign_in(
     spec: &SignInSpec,
     auth_url: String,
     requires_user_response: bool,
-    respond_with_tool: Option<&'static str>,
+    respond_with_tool: Option<ToolName>,
 ) -> SignIn {
     SignIn {
         thread_id: thread.id.clone(),

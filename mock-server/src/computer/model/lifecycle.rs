@@ -147,45 +147,6 @@ pub(crate) const DISCOVER: DiscoverResult = DiscoverResult {
     meta: SERVER_META,
 };
 
-/// The `tools/list` result; a stateless one also says how long it may be cached.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ListToolsResult<'a> {
-    tools: &'a [Value],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ttl_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cache_scope: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result_type: Option<ResultType>,
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<ServerMeta>,
-}
-
-impl<'a> ListToolsResult<'a> {
-    /// The list for a handshake session.
-    pub(crate) fn handshake(tools: &'a [Value]) -> Self {
-        Self {
-            tools,
-            ttl_ms: None,
-            cache_scope: None,
-            result_type: None,
-            meta: None,
-        }
-    }
-
-    /// The list for a stateless request.
-    pub(crate) fn stateless(tools: &'a [Value]) -> Self {
-        Self {
-            tools,
-            ttl_ms: Some(LIST_TTL_MS),
-            cache_scope: Some(CACHE_SCOPE),
-            result_type: Some(ResultType::Complete),
-            meta: Some(SERVER_META),
-        }
-    }
-}
-
 /// The empty result (`ping`).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub(crate) struct EmptyResult {}

@@ -7,6 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::tools::ToolName;
 use crate::world::TaskSettings;
 
 /// Computer's status for a request, as `task_status` reports it.
@@ -106,7 +107,7 @@ pub(crate) struct Prompt {
     /// The thread.
     pub(crate) thread_id: String,
     /// `answer_question` or `confirm_action_approve`.
-    pub(crate) respond_with_tool: &'static str,
+    pub(crate) respond_with_tool: ToolName,
     /// The id the answer names.
     pub(crate) followup_uuid: String,
 }
@@ -130,7 +131,7 @@ pub(crate) struct SignIn {
     pub(crate) requires_user_response: bool,
     /// The tool to call once signed in (only on `interactive`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) respond_with_tool: Option<&'static str>,
+    pub(crate) respond_with_tool: Option<ToolName>,
 }
 
 /// The `interactive` object of a result (and the items of `pending_interactions`,
@@ -400,7 +401,7 @@ mod tests {
     fn interactive_objects_lead_with_their_type() {
         let prompt = Interactive::ConfirmAction(Prompt {
             thread_id: "t".into(),
-            respond_with_tool: "confirm_action_approve",
+            respond_with_tool: ToolName::ConfirmActionApprove,
             followup_uuid: "f".into(),
         });
         assert_eq!(

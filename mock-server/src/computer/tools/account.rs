@@ -1,69 +1,91 @@
 //! The account tools: the modes and models it may choose, its Projects, attachment uploads.
 
-use serde_json::{Value, json};
+use super::schema::{OBJECT, OBJECTS, STRING};
+use crate::computer::model::tools::{
+    JsonType, ObjectSchema, Schema, Tool, ToolAnnotations, ToolName,
+};
 
-use super::schema::{annotations, input, output, parse};
-use crate::computer::model::content::Reply;
-use crate::computer::service::Service;
-use crate::world::Account;
+/// `models_list`.
+pub(super) const MODELS_LIST: Tool = Tool {
+    name: ToolName::ModelsList,
+    title: "List modes and models",
+    description: "Lists the modes and models you can choose for a task.",
+    input_schema: ObjectSchema::input(&[], &[]),
+    output_schema: Some(ObjectSchema::output(
+        &[
+            ("default_mode", Schema::nullable(JsonType::String)),
+            ("modes", OBJECTS),
+            ("models", OBJECTS),
+            ("default_model", Schema::nullable(JsonType::String)),
+        ],
+        &["default_mode", "modes", "models", "default_model"],
+    )),
+    annotations: ToolAnnotations::new("List modes and models", true, false, true),
+};
 
-/// The account tools' `tools/list` entries.
-pub(super) fn entries() -> Vec<Value> {
-    vec![
-        json!({
-            "name": "models_list",
-            "title": "List modes and models",
-            "description": "Lists the modes and models you can choose for a task.",
-            "inputSchema": input(json!({}), &[]),
-            "outputSchema": output(json!({
-                "default_mode": {"type": ["string", "null"]},
-                "modes": {"type": "array", "items": {"type": "object"}},
-                "models": {"type": "array", "items": {"type": "object"}},
-                "default_model": {"type": ["string", "null"]}
-            }), &["default_mode", "modes", "models", "default_model"]),
-            "annotations": annotations("List modes and models", true, false, true),
-        }),
-        json!({
-            "name": "projects_list",
-            "title": "List Projects",
-            "description": "Lists Projects you can access, 50 at a time.",
-            "inputSchema": input(json!({
-                "search_term": {"type": "string", "description": "Filter by a Project described in natural language."},
-                "cursor": {"type": "string", "description": "`next_cursor` from a previous page."}
-            }), &[]),
-            "outputSchema": output(json!({
-                "projects": {"type": "array", "items": {"type": "object"}},
-                "next_cursor": {"type": ["string", "null"]}
-            }), &["projects", "next_cursor"]),
-            "annotations": annotations("List Projects", true, false, true),
-        }),
-        json!({
-            "name": "create_attachment_upload",
-            "title": "Create attachment upload",
-            "description": "Request a presigned S3 POST for a single file. Returns an envelope your client uses to upload bytes directly to S3.",
-            "inputSchema": input(json!({
-                "filename": {"type": "string", "description": "File name including extension (e.g. `report.pdf`)."},
-                "mime_type": {"type": "string", "description": "Content type of the file (e.g. `application/pdf`, `image/png`)."},
-                "size_bytes": {"type": "integer", "description": "File size in bytes. Must not exceed your plan's limit (200 MB on paid plans, 25 MB on Free)."}
-            }), &["filename", "mime_type", "size_bytes"]),
-            "outputSchema": output(json!({
-                "attachment_url": {"type": "string"},
-                "upload_url": {"type": "string"},
-                "upload_fields": {"type": "object"}
-            }), &["attachment_url", "upload_url", "upload_fields"]),
-            "annotations": annotations("Create attachment upload", false, false, false),
-        }),
-    ]
-}
+/// `projects_list`.
+pub(super) const PROJECTS_LIST: Tool = Tool {
+    name: ToolName::ProjectsList,
+    title: "List Projects",
+    description: "Lists Projects you can access, 50 at a time.",
+    input_schema: ObjectSchema::input(
+        &[
+            (
+                "search_term",
+                STRING.description("Filter by a Project described in natural language."),
+            ),
+            (
+                "cursor",
+                STRING.description("`next_cursor` from a previous page."),
+            ),
+        ],
+        &[],
+    ),
+    output_schema: Some(ObjectSchema::output(
+        &[
+            ("projects", OBJECTS),
+            ("next_cursor", Schema::nullable(JsonType::String)),
+        ],
+        &["projects", "next_cursor"],
+    )),
+    annotations: ToolAnnotations::new("List Projects", true, false, true),
+};
 
-/// Runs account tool `name` with `args` (already checked against its schema).
-pub(super) fn call(service: &Service, account: &Account, name: &str, args: &Value) -> Reply {
-    match name {
-        "models_list" => service.models(account),
-        "projects_list" => parse(name, args).map_or_else(|r| r, |a| service.projects(account, a)),
-        "create_attachment_upload" => {
-            parse(name, args).map_or_else(|r| r, |a| service.create_upload(account, a))
-        }
-        other => Reply::error(None, format!("Unknown tool `{other}`.")),
-    }
-}
+/// `create_attachment_upload`.
+pub(super) const CREATE_ATTACHMENT_UPLOAD: Tool = Tool {
+    name: ToolName::CreateAttachmentUpload,
+    title: "Create attachment upload",
+    description: "Request a presigned S3 POST for a single file. Returns an envelope your client \
+        uses to upload bytes directly to S3.",
+    input_schema: ObjectSchema::input(
+        &[
+            (
+                "filename",
+                STRING.description("File name including extension (e.g. `report.pdf`)."),
+            ),
+            (
+                "mime_type",
+                STRING
+                    .description("Content type of the file (e.g. `application/pdf`, `image/png`)."),
+            ),
+            (
+                "size_bytes",
+                Schema::described(
+                    JsonType::Integer,
+                    "File size in bytes. Must not exceed your plan's limit (200 MB on paid \
+                     plans, 25 MB on Free).",
+                ),
+            ),
+        ],
+        &["filename", "mime_type", "size_bytes"],
+    ),
+    output_schema: Some(ObjectSchema::output(
+        &[
+            ("attachment_url", STRING),
+            ("upload_url", STRING),
+            ("upload_fields", OBJECT),
+        ],
+        &["attachment_url", "upload_url", "upload_fields"],
+    )),
+    annotations: ToolAnnotations::new("Create attachment upload", false, false, false),
+};

@@ -21,6 +21,7 @@ use crate::computer::model::jsonrpc::{
     ErrorData, Outgoing, Progress, ProgressToken, RequestId, Response as Reply,
 };
 use crate::computer::model::params::Params;
+use crate::computer::model::tools::ToolName;
 use crate::computer::model::version::ProtocolVersion;
 use crate::computer::render;
 use crate::computer::service::Service;
@@ -52,25 +53,19 @@ pub(crate) type Runner = Box<
 >;
 
 /// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
-pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<String, ErrorData> {
-    tool(id, params).map(str::to_owned)
-}
-
-/// [`tool_name`], borrowed from the params.
-fn tool<'p>(id: &RequestId, params: &'p Params) -> Result<&'p str, ErrorData> {
+pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<ToolName, ErrorData> {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(
             ErrorData::invalid_params("tools/call needs params.name, the tool to call")
                 .with_id(Some(id.clone())),
         );
     };
-    if !tools::is_tool(name) {
-        return Err(ErrorData::invalid_params(format!(
+    ToolName::parse(name).ok_or_else(|| {
+        ErrorData::invalid_params(format!(
             "Unknown tool: {name}. Call tools/list for the twelve tools this server offers."
         ))
-        .with_id(Some(id.clone())));
-    }
-    Ok(name)
+        .with_id(Some(id.clone()))
+    })
 }
 
 /// Takes a call's arguments out of its params (`{}` when it sent none), without copying them.
@@ -101,22 +96,22 @@ pub(crate) async fn plain(
     let arguments = take_arguments(&mut params);
     if token.is_none() {
         // One JSON response: the call runs right here, without the runner a stream needs.
-        let name = match tool(&id, &params) {
-            Ok(name) => name,
+        let tool = match tool_name(&id, &params) {
+            Ok(tool) => tool,
             Err(error) => return error.into_response(),
         };
         let wait = service.call_wait(None);
-        let reply = tools::call(&service, &account, name, arguments, wait).await;
+        let reply = tools::call(&service, &account, tool, arguments, wait).await;
         return Reply::new(&id, tool_result(reply, version)).into_response();
     }
-    let name = match tool_name(&id, &params) {
-        Ok(name) => name,
+    let tool = match tool_name(&id, &params) {
+        Ok(tool) => tool,
         Err(error) => return error.into_response(),
     };
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let wait = service.call_wait(progress);
-            let reply = tools::call(&service, &account, &name, arguments, wait).await;
+            let reply = tools::call(&service, &account, tool, arguments, wait).await;
             CallAnswer::Tool(Box::new(tool_result(reply, version)))
         })
     });

@@ -39,6 +39,7 @@ use crate::computer::model::jsonrpc::{
 use crate::computer::model::lifecycle::ElicitationModes as Modes;
 use crate::computer::model::params::Params;
 use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, Interactive, TaskStatus};
+use crate::computer::model::tools::ToolName;
 use crate::computer::model::version::ProtocolVersion;
 use crate::computer::service::{Service, Wait};
 use crate::computer::tools;
@@ -68,7 +69,7 @@ impl Elicitations {
 struct Pending {
     account: String,
     /// The tool the retry must name.
-    tool: String,
+    tool: ToolName,
     /// The result the call would have returned, for declines.
     event: Box<Checkpoint>,
     key: String,
@@ -168,7 +169,7 @@ fn intercept(
     elicitations: &Elicitations,
     account: &str,
     modes: Modes,
-    tool: &str,
+    tool: ToolName,
     reply: ToolReply,
 ) -> CallAnswer {
     let Some((ask, params)) = ask_for(modes, &reply) else {
@@ -189,7 +190,7 @@ fn intercept(
         state.clone(),
         Pending {
             account: account.to_owned(),
-            tool: tool.to_owned(),
+            tool,
             event,
             key: key.clone(),
             ask,
@@ -219,8 +220,8 @@ pub(crate) async fn call(
         let runner: Runner = Box::new(move |progress, _| {
             Box::pin(async move {
                 let wait = service.call_wait(progress);
-                let reply = tools::call(&service, &account, &tool, arguments, wait).await;
-                intercept(&elicitations, &account.id, modes, &tool, reply)
+                let reply = tools::call(&service, &account, tool, arguments, wait).await;
+                intercept(&elicitations, &account.id, modes, tool, reply)
             })
         });
         return call::run(id, token, false, runner).await;
@@ -299,7 +300,7 @@ pub(crate) async fn call(
     let content = response.get("content").cloned();
     // MRTR: "the client retries the original request", so every later round is keyed to the
     // tool the first round asked from, whichever follow-up command answered it.
-    let original = pending.tool.clone();
+    let original = pending.tool;
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let next = answer(
@@ -313,7 +314,7 @@ pub(crate) async fn call(
             )
             .await;
             match next {
-                Some((_, reply)) => intercept(&elicitations, &account.id, modes, &original, reply),
+                Some(reply) => intercept(&elicitations, &account.id, modes, original, reply),
                 // Declined or cancelled: the event, to answer later with the tools.
                 None => finished(ToolReply::Checkpoint(pending.event)),
             }
@@ -322,8 +323,9 @@ pub(crate) async fn call(
     call::run(id, token, false, runner).await
 }
 
-/// Acts on the user's answer to an elicited request, as the document maps it: the tool whose
-/// command ran and what it answered, or `None` when the event should be returned as it was.
+/// Acts on the user's answer to an elicited request, as the document maps it (through the
+/// command of the tool that answers it): what the command answered, or `None` when the event
+/// should be returned as it was.
 async fn answer(
     service: &Service,
     account: &Account,
@@ -332,7 +334,7 @@ async fn answer(
     action: ElicitAction,
     content: Option<Value>,
     progress: Option<ProgressSink>,
-) -> Option<(&'static str, ToolReply)> {
+) -> Option<ToolReply> {
     let thread_id = asked.thread_id.clone();
     // "If the result also had files or sources, the call returns right after your answer with
     // task_status: working and those files": answer without waiting, then hand them back.
@@ -352,7 +354,7 @@ async fn answer(
         attachment_urls: Vec::new(),
         followup_uuid: Some(request_id.to_owned()),
     };
-    let (tool, reply) = match (ask, action) {
+    let reply = match (ask, action) {
         (Ask::Questions { request_id, .. }, ElicitAction::Accept) => {
             let answers = match content {
                 Some(Value::Object(answers)) => answers,
@@ -364,17 +366,15 @@ async fn answer(
                 attachment_urls: Vec::new(),
                 followup_uuid: Some(request_id.clone()),
             };
-            ("answer_question", service.answer(account, args, wait).await)
+            service.answer(account, args, wait).await
         }
         (Ask::Confirm { request_id }, ElicitAction::Accept) => {
             let args = decision(request_id, "Approved.");
-            let reply = service.confirm(account, args, true, wait).await;
-            ("confirm_action_approve", reply)
+            service.confirm(account, args, true, wait).await
         }
         (Ask::Confirm { request_id }, ElicitAction::Decline) => {
             let args = decision(request_id, "Declined.");
-            let reply = service.confirm(account, args, false, wait).await;
-            ("confirm_action_deny", reply)
+            service.confirm(account, args, false, wait).await
         }
         (Ask::SignIn { request_id }, ElicitAction::Accept)
             if !service.is_waiting_on(account, &thread_id, request_id) =>
@@ -383,8 +383,7 @@ async fn answer(
             let follow = Follow::Latest {
                 activity_from: usize::MAX,
             };
-            let reply = service.follow(account, &thread_id, follow, wait).await;
-            ("call_perplexity_computer", reply)
+            service.follow(account, &thread_id, follow, wait).await
         }
         // Accepted, but the account is still out of credits: nothing can be sent, so the
         // result is the event as it was ("During a task: the thread keeps its state and
@@ -402,8 +401,7 @@ async fn answer(
                 message: Some("Done, please continue.".to_owned()),
                 ..CallComputer::default()
             };
-            let reply = service.send(account, args, wait).await.reply;
-            ("call_perplexity_computer", reply)
+            service.send(account, args, wait).await.reply
         }
         _ => return None,
     };
@@ -411,10 +409,10 @@ async fn answer(
         .checkpoint()
         .is_some_and(|c| c.event == Event::Timeout);
     if at_once && timed_out {
-        return Some((tool, continuing_with(asked).into()));
+        return Some(continuing_with(asked).into());
     }
     // The answer led straight to another checkpoint (say, a second question): return it.
-    Some((tool, reply))
+    Some(reply)
 }
 
 /// The result returned right after an answer when the asking result had files or sources.
@@ -504,7 +502,7 @@ pub(crate) async fn handshake_call(
     let runner: Runner = Box::new(move |progress, server| {
         Box::pin(async move {
             let wait = service.call_wait(progress.clone());
-            let mut reply = tools::call(&service, &account, &tool, arguments, wait).await;
+            let mut reply = tools::call(&service, &account, tool, arguments, wait).await;
             while let (Some((ask, mut params)), Some(server)) = (ask_for(modes, &reply), &server) {
                 let request_id = format!("elicit-{}", Uuid::new_v4().simple());
                 if !version.has_url_elicitation() {
@@ -550,7 +548,7 @@ pub(crate) async fn handshake_call(
                 )
                 .await
                 {
-                    Some((_, next)) => reply = next,
+                    Some(next) => reply = next,
                     None => break,
                 }
             }

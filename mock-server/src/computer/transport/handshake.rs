@@ -26,9 +26,10 @@ use super::elicitation::{self, Asking, Elicitations};
 use super::headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::computer::model::jsonrpc::{ErrorData, Request, Response as Reply};
 use crate::computer::model::lifecycle::{
-    ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, ListToolsResult, SERVER_INFO,
+    ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, SERVER_INFO,
     ServerCapabilities,
 };
+use crate::computer::model::tools::ListToolsResult;
 use crate::computer::model::version::{HANDSHAKE_VERSIONS, ProtocolVersion};
 use crate::computer::service::Service;
 use crate::computer::tools;

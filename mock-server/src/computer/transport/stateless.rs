@@ -25,9 +25,10 @@ use super::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use super::tasks::{self, Tasks};
 use crate::computer::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, Response as Reply};
 use crate::computer::model::lifecycle::{
-    ClientCapabilities, DISCOVER, ListToolsResult, META_CAPABILITIES, META_VERSION, TASKS_EXTENSION,
+    ClientCapabilities, DISCOVER, META_CAPABILITIES, META_VERSION, TASKS_EXTENSION,
 };
 use crate::computer::model::params::Params;
+use crate::computer::model::tools::{ListToolsResult, ToolName};
 use crate::computer::model::version::{MODERN_VERSION, ProtocolVersion};
 use crate::computer::service::Service;
 use crate::computer::tools;
@@ -191,7 +192,8 @@ pub(crate) async fn post(
         }
         "tools/call" => {
             if envelope.capabilities.tasks
-                && params.get("name").and_then(Value::as_str) == Some("call_perplexity_computer")
+                && params.get("name").and_then(Value::as_str)
+                    == Some(ToolName::CallPerplexityComputer.as_str())
             {
                 return tasks::create(&service, tasks, &account, id, params).await;
             }

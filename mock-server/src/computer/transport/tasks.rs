@@ -34,6 +34,7 @@ use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, TaskStatu
 use crate::computer::model::tasks::{
     CreateTaskResult, GetTaskResult, TaskAck, TaskInfo, TaskMeta, TaskState,
 };
+use crate::computer::model::tools::ToolName;
 use crate::computer::model::version::ProtocolVersion;
 use crate::computer::render;
 use crate::computer::service::queries::TaskView;
@@ -201,7 +202,8 @@ pub(crate) async fn create(
     mut params: Params,
 ) -> Response {
     let arguments = call::take_arguments(&mut params);
-    let sent = match tools::arguments::<CallComputer>("call_perplexity_computer", &arguments) {
+    let sent = match tools::arguments::<CallComputer>(ToolName::CallPerplexityComputer, &arguments)
+    {
         Ok(args) => {
             let follow_up = args.thread_id.is_some();
             let sent = service.send(account, args, Wait::none()).await;
