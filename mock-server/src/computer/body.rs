@@ -5,7 +5,7 @@
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 
-use super::model::jsonrpc::ErrorData;
+use super::model::error::ErrorData;
 use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
 use crate::http::shape::ErrorShape;
 

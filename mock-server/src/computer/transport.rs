@@ -20,13 +20,14 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{FromRef, Request, State};
 use axum::handler::Handler;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use http::Method;
 
-use super::model::jsonrpc::{ErrorData, Incoming};
+use super::model::error::ErrorData;
+use super::model::incoming::Incoming;
 use super::service::Service;
 use crate::clock::iso;
 use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
@@ -34,7 +35,6 @@ use crate::limits::StateLimits;
 use crate::oauth::resource;
 use elicitation::Elicitations;
 use handshake::Sessions;
-use headers::SESSION_ID;
 use origin::{Origins, SameOrigin};
 use tasks::Tasks;
 
@@ -219,33 +219,17 @@ async fn post(
         ))
         .await;
     }
-    if let Incoming::Request(request) = &message {
-        // An initialize that carries a session id is aimed at that session (which is already
-        // initialized, or unknown), not a request for a new one.
-        if request.method == "initialize" && !headers.contains_key(&SESSION_ID) {
-            return parts.sessions.initialize(&account.id, request);
-        }
-    }
-    let session = match parts.sessions.open(headers, &account.id) {
-        Ok(session) => session,
-        Err(error) => return error.into_response(),
-    };
-    match message {
-        Incoming::Notification { method } => {
-            parts.sessions.notified(&session, &method);
-            StatusCode::ACCEPTED.into_response()
-        }
-        Incoming::Response { id, result } => {
-            // The answer to a server request (an in-call elicitation) the client POSTed back.
-            handshake::response(&parts.elicitations, &session, &id, result);
-            StatusCode::ACCEPTED.into_response()
-        }
-        Incoming::Request(request) => {
-            let service = parts.service.clone();
-            let elicitations = parts.elicitations.clone();
-            handshake::request(service, elicitations, account, session, request).await
-        }
-    }
+    let service = parts.service.clone();
+    let elicitations = parts.elicitations.clone();
+    handshake::post(
+        service,
+        &parts.sessions,
+        elicitations,
+        account,
+        headers,
+        message,
+    )
+    .await
 }
 
 /// The whole body of a POST. The journal has read it already, and refused one over the

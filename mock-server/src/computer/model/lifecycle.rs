@@ -2,17 +2,24 @@
 //! `server/discover` results, `tools/list`, the server info, and the 2026-07-28 `_meta`
 //! envelope every stateless request and result carries.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::version::ProtocolVersion;
 
+/// The namespace of the keys MCP itself defines in `_meta`.
+pub const META_NAMESPACE: &str = "io.modelcontextprotocol/";
 /// `_meta` key of a stateless request's protocol version.
-pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of a stateless request's client capabilities.
-pub(crate) const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of a stateless request's client info.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The tasks extension's identifier, as clients declare it in `clientCapabilities.extensions`.
-pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// How long a client may reuse `server/discover` and `tools/list` (the catalog never changes
 /// while the mock runs).
@@ -26,25 +33,47 @@ pub(crate) const INSTRUCTIONS: &str = "Perplexity Computer runs long, multi-step
     read_thread; answer questions with answer_question, approvals with \
     confirm_action_approve/deny, and call notify_connected after a sign-in.";
 
-/// The server's name and version, as `initialize` and every stateless result give them.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub(crate) struct Implementation {
-    name: &'static str,
-    title: &'static str,
-    version: &'static str,
+/// A program's name and version (`Implementation`): the server's in `initialize` and every
+/// stateless result, a client's in `clientInfo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Implementation {
+    /// Its name, for programs.
+    pub name: Cow<'static, str>,
+    /// Its name, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<Cow<'static, str>>,
+    /// Its version.
+    pub version: Cow<'static, str>,
+}
+
+impl Implementation {
+    /// Program `name` at `version`, without a title.
+    pub fn new(name: impl Into<Cow<'static, str>>, version: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            version: version.into(),
+        }
+    }
+
+    /// An `Implementation` member, if it is one.
+    pub(crate) fn read(value: Value) -> Option<Self> {
+        serde_json::from_value(value).ok()
+    }
 }
 
 /// This server.
-pub(crate) const SERVER_INFO: Implementation = Implementation {
-    name: "perplexity-computer-mock",
-    title: "Perplexity Computer (mock)",
-    version: env!("CARGO_PKG_VERSION"),
+pub const SERVER_INFO: Implementation = Implementation {
+    name: Cow::Borrowed("perplexity-computer-mock"),
+    title: Some(Cow::Borrowed("Perplexity Computer (mock)")),
+    version: Cow::Borrowed(env!("CARGO_PKG_VERSION")),
 };
 
 /// What a stateless result is (`resultType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum ResultType {
+pub enum ResultType {
     /// The final answer.
     Complete,
     /// A task was created; poll it.
@@ -53,15 +82,26 @@ pub(crate) enum ResultType {
     InputRequired,
 }
 
+impl ResultType {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Task => "task",
+            Self::InputRequired => "input_required",
+        }
+    }
+}
+
 /// The `_meta` of a stateless result that carries only the server info.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub(crate) struct ServerMeta {
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerMeta {
     #[serde(rename = "io.modelcontextprotocol/serverInfo")]
     server_info: Implementation,
 }
 
 /// The server info `_meta` every stateless result carries.
-pub(crate) const SERVER_META: ServerMeta = ServerMeta {
+pub const SERVER_META: ServerMeta = ServerMeta {
     server_info: SERVER_INFO,
 };
 
@@ -85,7 +125,7 @@ struct Empty {}
 
 /// The server's capabilities.
 #[derive(Debug, Clone, Copy, Serialize)]
-pub(crate) struct ServerCapabilities {
+pub struct ServerCapabilities {
     tools: ToolsCapability,
     #[serde(skip_serializing_if = "Option::is_none")]
     extensions: Option<Extensions>,
@@ -93,14 +133,14 @@ pub(crate) struct ServerCapabilities {
 
 impl ServerCapabilities {
     /// The handshake era's: tools, whose list never changes.
-    pub(crate) const HANDSHAKE: Self = Self {
+    pub const HANDSHAKE: Self = Self {
         tools: ToolsCapability {
             list_changed: false,
         },
         extensions: None,
     };
     /// The stateless era's: tools and the tasks extension.
-    pub(crate) const STATELESS: Self = Self {
+    pub const STATELESS: Self = Self {
         tools: ToolsCapability {
             list_changed: false,
         },
@@ -111,21 +151,34 @@ impl ServerCapabilities {
 /// The `initialize` result.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct InitializeResult {
+#[non_exhaustive]
+pub struct InitializeResult {
     /// The negotiated version.
-    pub(crate) protocol_version: ProtocolVersion,
+    pub protocol_version: ProtocolVersion,
     /// What the server offers.
-    pub(crate) capabilities: ServerCapabilities,
+    pub capabilities: ServerCapabilities,
     /// Who the server is.
-    pub(crate) server_info: Implementation,
+    pub server_info: Implementation,
     /// How to use it.
-    pub(crate) instructions: &'static str,
+    pub instructions: &'static str,
+}
+
+impl InitializeResult {
+    /// This server's answer, having negotiated `version`.
+    pub(crate) fn new(protocol_version: ProtocolVersion) -> Self {
+        Self {
+            protocol_version,
+            capabilities: ServerCapabilities::HANDSHAKE,
+            server_info: SERVER_INFO,
+            instructions: INSTRUCTIONS,
+        }
+    }
 }
 
 /// The `server/discover` result.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct DiscoverResult {
+pub struct DiscoverResult {
     supported_versions: [ProtocolVersion; 4],
     capabilities: ServerCapabilities,
     instructions: &'static str,
@@ -137,7 +190,7 @@ pub(crate) struct DiscoverResult {
 }
 
 /// This server's `server/discover` result.
-pub(crate) const DISCOVER: DiscoverResult = DiscoverResult {
+pub const DISCOVER: DiscoverResult = DiscoverResult {
     supported_versions: ProtocolVersion::SUPPORTED,
     capabilities: ServerCapabilities::STATELESS,
     instructions: INSTRUCTIONS,
@@ -149,24 +202,54 @@ pub(crate) const DISCOVER: DiscoverResult = DiscoverResult {
 
 /// The empty result (`ping`).
 #[derive(Debug, Clone, Copy, Serialize)]
-pub(crate) struct EmptyResult {}
+pub struct EmptyResult {}
 
 /// Which elicitation modes a client declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct ElicitationModes {
+pub struct ElicitationModes {
     /// Forms (`mode: "form"`).
-    pub(crate) form: bool,
+    pub form: bool,
     /// URLs the user opens (`mode: "url"`).
-    pub(crate) url: bool,
+    pub url: bool,
+}
+
+impl Serialize for ElicitationModes {
+    /// `{"form": {}, "url": {}}`, each mode when declared (neither: `{}`, which a server reads
+    /// as forms only).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if self.form {
+            map.serialize_entry("form", &Empty {})?;
+        }
+        if self.url {
+            map.serialize_entry("url", &Empty {})?;
+        }
+        map.end()
+    }
 }
 
 /// What a client declared it can do (`ClientCapabilities`), as far as this server cares.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ClientCapabilities {
+pub struct ClientCapabilities {
     /// The elicitation modes, if it declared elicitation.
-    pub(crate) elicitation: Option<ElicitationModes>,
+    pub elicitation: Option<ElicitationModes>,
     /// Whether it declared the tasks extension.
-    pub(crate) tasks: bool,
+    pub tasks: bool,
+}
+
+impl Serialize for ClientCapabilities {
+    /// `{"elicitation": {…}, "extensions": {"io.modelcontextprotocol/tasks": {}}}`, each part
+    /// when declared.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(modes) = &self.elicitation {
+            map.serialize_entry("elicitation", modes)?;
+        }
+        if self.tasks {
+            map.serialize_entry("extensions", &Extensions { tasks: Empty {} })?;
+        }
+        map.end()
+    }
 }
 
 impl ClientCapabilities {
@@ -235,7 +318,7 @@ mod tests {
 
     #[test]
     fn discover_lists_every_version_stateless_first_with_the_server_info() {
-        let value = serde_json::to_value(DISCOVER).unwrap_or_default();
+        let value = serde_json::to_value(DISCOVER).expect("serializes");
         assert_eq!(
             value["supportedVersions"],
             json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])

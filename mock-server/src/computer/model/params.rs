@@ -3,8 +3,9 @@
 //! Every `tools/call` carries a handful of members (`name`, `arguments`, sometimes `_meta`), and
 //! a JSON object read into a `serde_json::Map` costs an index table, a hash of every key on the
 //! way in and on every lookup, and a string per key. Here the members stay in arrival order in
-//! one list, the names MCP defines are not copied, and a lookup compares a few short strings.
-//! The values are ordinary JSON trees.
+//! one list, the names MCP defines are not copied, and the method's typed params
+//! ([`super::request::ClientRequest`]) take them in one pass. The values are ordinary JSON
+//! trees.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -35,27 +36,14 @@ const KNOWN: &[&str] = &[
 pub(crate) struct Params(Vec<(Cow<'static, str>, Value)>);
 
 impl Params {
-    /// The value of member `key`.
-    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
-        // From the end, so that a repeated member's last value counts.
-        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    /// The members in arrival order, repeated ones included (a reader that keeps the last
+    /// value of each reads them as a JSON parser does).
+    pub(crate) fn into_members(self) -> impl Iterator<Item = (Cow<'static, str>, Value)> {
+        self.0.into_iter()
     }
 
-    /// Takes member `key` out (every copy of it), returning its last value.
-    pub(crate) fn take(&mut self, key: &str) -> Option<Value> {
-        let mut taken = None;
-        self.0.retain_mut(|(k, v)| {
-            if k == key {
-                taken = Some(std::mem::take(v));
-                false
-            } else {
-                true
-            }
-        });
-        taken
-    }
-
-    fn into_map(self) -> Map<String, Value> {
+    /// The members as a JSON object.
+    pub(crate) fn into_map(self) -> Map<String, Value> {
         // `Map::insert` keeps a repeated key at its first place with its last value.
         self.0
             .into_iter()
@@ -74,15 +62,8 @@ impl From<Map<String, Value>> for Params {
     }
 }
 
-/// Two params are equal when they read the same (repeated members counted once).
-impl PartialEq for Params {
-    fn eq(&self, other: &Self) -> bool {
-        self.clone().into_map() == other.clone().into_map()
-    }
-}
-
 /// Reads a JSON object or `null` (no members); anything else is an error of the data, which
-/// [`super::jsonrpc::Incoming::parse`] answers as an invalid request.
+/// [`super::incoming::Incoming::parse`] answers as an invalid request.
 impl<'de> Deserialize<'de> for Params {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct ParamsVisitor;
@@ -145,10 +126,12 @@ mod tests {
     #[test]
     fn members_read_as_a_json_parser_reads_them() {
         let params = read(r#"{"name":"models_list","arguments":{"a":[1]},"x\"y":true}"#);
-        assert_eq!(params.get("name"), Some(&json!("models_list")));
-        assert_eq!(params.get("arguments"), Some(&json!({"a": [1]})));
-        assert_eq!(params.get("x\"y"), Some(&json!(true)));
-        assert_eq!(params.get("absent"), None);
+        let names: Vec<String> = params
+            .clone()
+            .into_members()
+            .map(|(name, _)| name.into_owned())
+            .collect();
+        assert_eq!(names, ["name", "arguments", "x\"y"]);
         assert_eq!(
             object(params),
             json!({"name": "models_list", "arguments": {"a": [1]}, "x\"y": true})
@@ -156,17 +139,22 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_member_counts_by_its_last_value_everywhere() {
-        let mut params = read(r#"{"name":"a","other":1,"name":"b"}"#);
-        assert_eq!(params.get("name"), Some(&json!("b")));
-        let expected = json!({"name": "b", "other": 1});
-        assert_eq!(object(params.clone()), expected);
+    fn a_repeated_member_keeps_every_copy_in_order_and_reads_as_its_last_value() {
+        let params = read(r#"{"name":"a","other":1,"name":"b"}"#);
+        let members: Vec<(String, Value)> = params
+            .clone()
+            .into_members()
+            .map(|(name, value)| (name.into_owned(), value))
+            .collect();
         assert_eq!(
-            params,
-            Params::from(expected.as_object().cloned().expect("an object"))
+            members,
+            [
+                ("name".to_owned(), json!("a")),
+                ("other".to_owned(), json!(1)),
+                ("name".to_owned(), json!("b"))
+            ]
         );
-        assert_eq!(params.take("name"), Some(json!("b")));
-        assert_eq!(params.get("name"), None);
+        assert_eq!(object(params), json!({"name": "b", "other": 1}));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// A protocol version this mock speaks, oldest first (so `<` means older).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum ProtocolVersion {
+pub enum ProtocolVersion {
     /// 2025-03-26: Streamable HTTP; no `resource_link`, no elicitation.
     V2025_03_26,
     /// 2025-06-18: `resource_link` blocks and form elicitation (without a `mode` field).
@@ -20,15 +20,14 @@ pub(crate) enum ProtocolVersion {
 
 impl ProtocolVersion {
     /// The handshake era, newest first: what `initialize` negotiates.
-    pub(crate) const HANDSHAKE: [Self; 3] =
-        [Self::V2025_11_25, Self::V2025_06_18, Self::V2025_03_26];
+    pub const HANDSHAKE: [Self; 3] = [Self::V2025_11_25, Self::V2025_06_18, Self::V2025_03_26];
     /// The version a session gets when the client offers one the mock does not speak.
-    pub(crate) const LATEST_HANDSHAKE: Self = Self::HANDSHAKE[0];
+    pub const LATEST_HANDSHAKE: Self = Self::HANDSHAKE[0];
     /// The stateless version.
-    pub(crate) const STATELESS: Self = Self::V2026_07_28;
+    pub const STATELESS: Self = Self::V2026_07_28;
     /// Every version, stateless first: what `server/discover` and an unsupported-version error
     /// list.
-    pub(crate) const SUPPORTED: [Self; 4] = [
+    pub const SUPPORTED: [Self; 4] = [
         Self::STATELESS,
         Self::V2025_11_25,
         Self::V2025_06_18,
@@ -36,7 +35,7 @@ impl ProtocolVersion {
     ];
 
     /// The version's date string.
-    pub(crate) const fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::V2025_03_26 => "2025-03-26",
             Self::V2025_06_18 => "2025-06-18",
@@ -46,32 +45,32 @@ impl ProtocolVersion {
     }
 
     /// The version a date string names, if the mock speaks it.
-    pub(crate) fn parse(text: &str) -> Option<Self> {
+    pub fn parse(text: &str) -> Option<Self> {
         Self::SUPPORTED.into_iter().find(|v| v.as_str() == text)
     }
 
     /// The handshake-era version a date string names, if the mock speaks it.
-    pub(crate) fn parse_handshake(text: &str) -> Option<Self> {
+    pub fn parse_handshake(text: &str) -> Option<Self> {
         Self::parse(text).filter(|v| Self::HANDSHAKE.contains(v))
     }
 
     /// Whether tool results may carry `resource_link` content blocks (2025-06-18 on).
-    pub(crate) fn has_resource_links(self) -> bool {
+    pub fn has_resource_links(self) -> bool {
         self >= Self::V2025_06_18
     }
 
     /// Whether the server may ask the client with `elicitation/create` (2025-06-18 on).
-    pub(crate) fn has_elicitation(self) -> bool {
+    pub fn has_elicitation(self) -> bool {
         self >= Self::V2025_06_18
     }
 
     /// Whether elicitation has a `mode` and URL requests (2025-11-25 on).
-    pub(crate) fn has_url_elicitation(self) -> bool {
+    pub fn has_url_elicitation(self) -> bool {
         self >= Self::V2025_11_25
     }
 
     /// Whether results carry `resultType` and the server info (the stateless era).
-    pub(crate) fn is_stateless(self) -> bool {
+    pub fn is_stateless(self) -> bool {
         self >= Self::V2026_07_28
     }
 }

@@ -10,17 +10,16 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Serialize;
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
 use crate::computer::engine::ProgressSink;
 use crate::computer::model::content::{CallToolResult, Reply as ToolReply};
 use crate::computer::model::elicitation::InputRequiredResult;
-use crate::computer::model::jsonrpc::{
-    ErrorData, Outgoing, Progress, ProgressToken, RequestId, Response as Reply,
-};
-use crate::computer::model::params::Params;
+use crate::computer::model::error::ErrorData;
+use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
+use crate::computer::model::outgoing::{Outgoing, Progress};
+use crate::computer::model::request::{CallToolRequestParams, ProgressToken};
 use crate::computer::model::tools::ToolName;
 use crate::computer::model::version::ProtocolVersion;
 use crate::computer::render;
@@ -53,8 +52,8 @@ pub(crate) type Runner = Box<
 >;
 
 /// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
-pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<ToolName, ErrorData> {
-    let Some(name) = params.get("name").and_then(Value::as_str) else {
+pub(crate) fn tool(id: &RequestId, params: &CallToolRequestParams) -> Result<ToolName, ErrorData> {
+    let Some(name) = params.name.as_deref() else {
         return Err(
             ErrorData::invalid_params("tools/call needs params.name, the tool to call")
                 .with_id(Some(id.clone())),
@@ -66,11 +65,6 @@ pub(crate) fn tool_name(id: &RequestId, params: &Params) -> Result<ToolName, Err
         ))
         .with_id(Some(id.clone()))
     })
-}
-
-/// Takes a call's arguments out of its params (`{}` when it sent none), without copying them.
-pub(crate) fn take_arguments(params: &mut Params) -> Value {
-    params.take("arguments").unwrap_or_else(|| json!({}))
 }
 
 /// The `CallToolResult` of `reply` for `version`; stateless results also carry `resultType`
@@ -90,23 +84,20 @@ pub(crate) async fn plain(
     account: Arc<Account>,
     version: ProtocolVersion,
     id: RequestId,
-    mut params: Params,
+    params: CallToolRequestParams,
 ) -> Response {
-    let token = ProgressToken::of(&params);
-    let arguments = take_arguments(&mut params);
-    if token.is_none() {
+    let tool = match tool(&id, &params) {
+        Ok(tool) => tool,
+        Err(error) => return error.into_response(),
+    };
+    let CallToolRequestParams {
+        arguments, meta, ..
+    } = params;
+    let Some(token) = meta.progress_token else {
         // One JSON response: the call runs right here, without the runner a stream needs.
-        let tool = match tool_name(&id, &params) {
-            Ok(tool) => tool,
-            Err(error) => return error.into_response(),
-        };
         let wait = service.call_wait(None);
         let reply = tools::call(&service, &account, tool, arguments, wait).await;
         return Reply::new(&id, tool_result(reply, version)).into_response();
-    }
-    let tool = match tool_name(&id, &params) {
-        Ok(tool) => tool,
-        Err(error) => return error.into_response(),
     };
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
@@ -115,7 +106,7 @@ pub(crate) async fn plain(
             CallAnswer::Tool(Box::new(tool_result(reply, version)))
         })
     });
-    run(id, token, false, runner).await
+    run(id, Some(token), false, runner).await
 }
 
 /// Answers a call as JSON, or (with a progress token, or `stream` for server requests) as an

@@ -33,11 +33,11 @@ use crate::computer::model::elicitation::{
     ELICIT, ElicitAction, ElicitParams, InputRequest, InputRequests, InputRequiredResult,
     form_content_problem,
 };
-use crate::computer::model::jsonrpc::{
-    ErrorData, Outgoing, ProgressToken, RequestId, Response as Reply,
-};
+use crate::computer::model::error::ErrorData;
+use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
 use crate::computer::model::lifecycle::ElicitationModes as Modes;
-use crate::computer::model::params::Params;
+use crate::computer::model::outgoing::Outgoing;
+use crate::computer::model::request::CallToolRequestParams;
 use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, Interactive, TaskStatus};
 use crate::computer::model::tools::ToolName;
 use crate::computer::model::version::ProtocolVersion;
@@ -208,15 +208,14 @@ pub(crate) async fn call(
     account: Arc<Account>,
     modes: Modes,
     id: RequestId,
-    mut params: Params,
+    params: CallToolRequestParams,
 ) -> Response {
-    let Ok(tool) = call::tool_name(&id, &params) else {
+    let Ok(tool) = call::tool(&id, &params) else {
         return call::plain(service, account, ProtocolVersion::STATELESS, id, params).await;
     };
-    let token = ProgressToken::of(&params);
-    let retry = params.get("requestState").or(params.get("inputResponses"));
-    if retry.is_none() {
-        let arguments = call::take_arguments(&mut params);
+    let token = params.meta.progress_token.clone();
+    if !params.is_retry() {
+        let arguments = params.arguments;
         let runner: Runner = Box::new(move |progress, _| {
             Box::pin(async move {
                 let wait = service.call_wait(progress);
@@ -228,10 +227,7 @@ pub(crate) async fn call(
     }
 
     // A retry: check everything before anything changes.
-    let state_token = params
-        .get("requestState")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let state_token = params.request_state.as_deref().unwrap_or("");
     let pending = elicitations
         .lock()
         .get(state_token)
@@ -253,7 +249,7 @@ pub(crate) async fn call(
                 .into(),
         );
     }
-    let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
+    let Some(responses) = params.input_responses.as_ref().and_then(Value::as_object) else {
         return invalid(
             &id,
             "Invalid params: a retry needs inputResponses keyed like the inputRequests".into(),
@@ -481,7 +477,7 @@ pub(crate) async fn handshake_call(
     account: Arc<Account>,
     asking: Asking,
     id: RequestId,
-    mut params: Params,
+    params: CallToolRequestParams,
 ) -> Response {
     let Asking {
         session_id,
@@ -493,12 +489,14 @@ pub(crate) async fn handshake_call(
         url: declared.url && version.has_url_elicitation(),
         ..declared
     };
-    let tool = call::tool_name(&id, &params).ok();
+    let tool = call::tool(&id, &params).ok();
     let (true, Some(tool)) = (version.has_elicitation(), tool) else {
         return call::plain(service, account, version, id, params).await;
     };
-    let token = ProgressToken::of(&params);
-    let arguments = call::take_arguments(&mut params);
+    let CallToolRequestParams {
+        arguments, meta, ..
+    } = params;
+    let token = meta.progress_token;
     let runner: Runner = Box::new(move |progress, server| {
         Box::pin(async move {
             let wait = service.call_wait(progress.clone());

@@ -15,7 +15,6 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use serde_json::Value;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_stream::wrappers::WatchStream;
@@ -24,10 +23,12 @@ use uuid::Uuid;
 use super::call::{self, KEEP_ALIVE};
 use super::elicitation::{self, Asking, Elicitations};
 use super::headers::{PROTOCOL_VERSION, SESSION_ID};
-use crate::computer::model::jsonrpc::{ErrorData, Request, Response as Reply};
-use crate::computer::model::lifecycle::{
-    ClientCapabilities, EmptyResult, INSTRUCTIONS, InitializeResult, SERVER_INFO,
-    ServerCapabilities,
+use crate::computer::model::error::ErrorData;
+use crate::computer::model::incoming::Incoming;
+use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
+use crate::computer::model::lifecycle::{ClientCapabilities, EmptyResult, InitializeResult};
+use crate::computer::model::request::{
+    ClientNotification, ClientRequest, InitializeRequestParams, JsonRpcRequest,
 };
 use crate::computer::model::tools::ListToolsResult;
 use crate::computer::model::version::{HANDSHAKE_VERSIONS, ProtocolVersion};
@@ -138,18 +139,19 @@ impl Sessions {
         Ok(session)
     }
 
-    /// `initialize`: opens a session for `account`.
-    pub(crate) fn initialize(&self, account: &str, request: &Request) -> Response {
-        let requested = request
-            .params
-            .get("protocolVersion")
-            .and_then(Value::as_str);
-        let Some(requested) = requested else {
+    /// `initialize` (request `id`): opens a session for `account`.
+    pub(crate) fn initialize(
+        &self,
+        account: &str,
+        id: &RequestId,
+        params: &InitializeRequestParams,
+    ) -> Response {
+        let Some(requested) = params.protocol_version.as_deref() else {
             return ErrorData::invalid_params(
                 "initialize needs params.protocolVersion, for example \"2025-11-25\"",
             )
             .with_status(StatusCode::BAD_REQUEST)
-            .with_id(Some(request.id.clone()))
+            .with_id(Some(id.clone()))
             .into_response();
         };
         // Echo a version we speak; otherwise counter-offer the newest one (MCP lifecycle rules).
@@ -157,11 +159,7 @@ impl Sessions {
             .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
         let session_id = Uuid::new_v4().simple().to_string();
         let (closed, _) = watch::channel(false);
-        let capabilities = request
-            .params
-            .get("capabilities")
-            .map(ClientCapabilities::read)
-            .unwrap_or_default();
+        let capabilities = params.capabilities;
         let now = Instant::now();
         {
             let mut sessions = self.lock();
@@ -176,7 +174,7 @@ impl Sessions {
                     self.max,
                     crate::limits::describe(self.idle)
                 ))
-                .with_id(Some(request.id.clone()))
+                .with_id(Some(id.clone()))
                 .into_response();
             }
             let session = Session {
@@ -195,13 +193,7 @@ impl Sessions {
                 },
             );
         }
-        let result = InitializeResult {
-            protocol_version: version,
-            capabilities: ServerCapabilities::HANDSHAKE,
-            server_info: SERVER_INFO,
-            instructions: INSTRUCTIONS,
-        };
-        let mut response = Reply::new(&request.id, result).into_response();
+        let mut response = Reply::new(id, InitializeResult::new(version)).into_response();
         if let Ok(value) = HeaderValue::from_str(&session_id) {
             response.headers_mut().insert(SESSION_ID, value);
         }
@@ -209,8 +201,8 @@ impl Sessions {
     }
 
     /// A notification in `session` (`notifications/initialized` marks it initialized).
-    pub(crate) fn notified(&self, session: &Session, method: &str) {
-        if method == "notifications/initialized"
+    pub(crate) fn notified(&self, session: &Session, notification: &ClientNotification) {
+        if *notification == ClientNotification::Initialized
             && let Some(entry) = self.lock().get_mut(&session.id)
         {
             entry.initialized = true;
@@ -248,27 +240,67 @@ impl Sessions {
     }
 }
 
+/// A POSTed message of the handshake era: an `initialize` without a session opens one; anything
+/// else must name an open session.
+pub(crate) async fn post(
+    service: Service,
+    sessions: &Sessions,
+    elicitations: Arc<Elicitations>,
+    account: Arc<Account>,
+    headers: &HeaderMap,
+    message: Incoming,
+) -> Response {
+    // An initialize that carries a session id is aimed at that session (which is already
+    // initialized, or unknown), not a request for a new one.
+    if !headers.contains_key(&SESSION_ID)
+        && let Incoming::Request(JsonRpcRequest {
+            id,
+            request: ClientRequest::Initialize(params),
+        }) = &message
+    {
+        return sessions.initialize(&account.id, id, params);
+    }
+    let session = match sessions.open(headers, &account.id) {
+        Ok(session) => session,
+        Err(error) => return error.into_response(),
+    };
+    match message {
+        Incoming::Notification(notification) => {
+            sessions.notified(&session, &notification);
+            StatusCode::ACCEPTED.into_response()
+        }
+        Incoming::Response { id, result } => {
+            // The answer to a server request (an in-call elicitation) the client POSTed back.
+            elicitation::deliver(&elicitations, &session.id, &id, result);
+            StatusCode::ACCEPTED.into_response()
+        }
+        Incoming::Request(request) => {
+            self::request(service, elicitations, account, session, request).await
+        }
+    }
+}
+
 /// A request in an open session.
-pub(crate) async fn request(
+async fn request(
     service: Service,
     elicitations: Arc<Elicitations>,
     account: Arc<Account>,
     session: Arc<Session>,
-    request: Request,
+    request: JsonRpcRequest,
 ) -> Response {
-    let Request { id, method, params } = request;
-    match method.as_str() {
-        "ping" => Reply::new(&id, EmptyResult {}).into_response(),
-        "tools/list" => {
+    let JsonRpcRequest { id, request } = request;
+    match request {
+        ClientRequest::Ping(_) => Reply::new(&id, EmptyResult {}).into_response(),
+        ClientRequest::ListTools(_) => {
             Reply::new(&id, ListToolsResult::handshake(tools::catalog())).into_response()
         }
-        "initialize" => ErrorData::invalid_request(
+        ClientRequest::Initialize(_) => ErrorData::invalid_request(
             "Invalid Request: this session is already initialized. To start a new session, \
              send initialize without an Mcp-Session-Id header.",
         )
         .with_id(Some(id))
         .into_response(),
-        "tools/call" => match session.capabilities.elicitation {
+        ClientRequest::CallTool(params) => match session.capabilities.elicitation {
             Some(declared) => {
                 let asking = Asking {
                     session_id: session.id.clone(),
@@ -281,21 +313,12 @@ pub(crate) async fn request(
             None => call::plain(service, account, session.protocol_version, id, params).await,
         },
         other => ErrorData::method_not_found(format!(
-            "Method not found: {other}. This server offers ping, tools/list and tools/call."
+            "Method not found: {}. This server offers ping, tools/list and tools/call.",
+            other.method()
         ))
         .with_id(Some(id))
         .into_response(),
     }
-}
-
-/// A response the client POSTed to a request the server sent in `session`.
-pub(crate) fn response(
-    elicitations: &Elicitations,
-    session: &Session,
-    id: &crate::computer::model::jsonrpc::RequestId,
-    result: Option<Value>,
-) {
-    elicitation::deliver(elicitations, &session.id, id, result);
 }
 
 /// `GET`: the standalone server-to-client stream of `session`. The mock sends nothing

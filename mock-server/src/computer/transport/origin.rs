@@ -7,7 +7,7 @@ use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 
-use crate::computer::model::jsonrpc::ErrorData;
+use crate::computer::model::error::ErrorData;
 
 /// The hosts the endpoint answers: the loopback names and the public URL's host.
 #[derive(Debug, Clone)]

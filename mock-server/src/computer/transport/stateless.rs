@@ -17,17 +17,19 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderName, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::call;
 use super::elicitation::{self, Elicitations};
 use super::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use super::tasks::{self, Tasks};
-use crate::computer::model::jsonrpc::{ErrorData, Incoming, Request, RequestId, Response as Reply};
+use crate::computer::model::error::ErrorData;
+use crate::computer::model::incoming::Incoming;
+use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
 use crate::computer::model::lifecycle::{
     ClientCapabilities, DISCOVER, META_CAPABILITIES, META_VERSION, TASKS_EXTENSION,
 };
-use crate::computer::model::params::Params;
+use crate::computer::model::request::{ClientRequest, JsonRpcRequest};
 use crate::computer::model::tools::{ListToolsResult, ToolName};
 use crate::computer::model::version::{MODERN_VERSION, ProtocolVersion};
 use crate::computer::service::Service;
@@ -43,19 +45,19 @@ pub(crate) fn claims(headers: &HeaderMap, message: &Incoming) -> bool {
     let foreign_version =
         version_header.is_some_and(|v| ProtocolVersion::parse_handshake(v).is_none());
     match message {
-        Incoming::Request(Request { method, params, .. }) => {
-            let modern_meta = params
-                .get("_meta")
-                .and_then(Value::as_object)
-                .is_some_and(|m| m.keys().any(|k| k.starts_with("io.modelcontextprotocol/")));
-            if method == "initialize" {
+        Incoming::Request(JsonRpcRequest { request, .. }) => {
+            let modern_meta = request.meta().is_stateless();
+            match request {
                 // Only an initialize stamped with the stateless envelope is a modern request
                 // (and gets "method not found"); rmcp offers 2026-07-28 inside a plain one.
-                return modern_meta && version_header == Some(MODERN_VERSION);
+                ClientRequest::Initialize(_) => {
+                    modern_meta && version_header == Some(MODERN_VERSION)
+                }
+                ClientRequest::Discover(_) => true,
+                _ => modern_meta || foreign_version,
             }
-            method == "server/discover" || modern_meta || foreign_version
         }
-        Incoming::Notification { .. } | Incoming::Response { .. } => {
+        Incoming::Notification(_) | Incoming::Response { .. } => {
             version_header == Some(MODERN_VERSION)
         }
     }
@@ -89,8 +91,7 @@ fn header_str<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> 
 fn validate(
     headers: &HeaderMap,
     id: &RequestId,
-    method: &str,
-    params: &Params,
+    request: &ClientRequest,
 ) -> Result<Envelope, ErrorData> {
     let refuse = |error: ErrorData| Err(error.with_id(Some(id.clone())));
     let Some(header_version) = header_str(headers, &PROTOCOL_VERSION) else {
@@ -99,13 +100,9 @@ fn validate(
              header (equal to _meta[\"{META_VERSION}\"])"
         )));
     };
-    let meta = params.get("_meta").and_then(Value::as_object);
-    let meta_version = meta
-        .and_then(|m| m.get(META_VERSION))
-        .and_then(Value::as_str);
-    let capabilities = meta
-        .and_then(|m| m.get(META_CAPABILITIES))
-        .filter(|c| c.is_object());
+    let meta = request.meta();
+    let meta_version = meta.protocol_version.as_deref();
+    let capabilities = meta.client_capabilities;
     let (Some(meta_version), Some(capabilities)) = (meta_version, capabilities) else {
         let mut missing = Vec::new();
         if meta_version.is_none() {
@@ -138,6 +135,7 @@ fn validate(
             .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": meta_version})),
         );
     }
+    let method = request.method();
     match header_str(headers, &METHOD) {
         Some(value) if value == method => {}
         other => {
@@ -147,15 +145,7 @@ fn validate(
             )));
         }
     }
-    let name_field = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        m if m.starts_with("tasks/") => Some("taskId"),
-        _ => None,
-    };
-    if let Some(field) = name_field
-        && let Some(body_name) = params.get(field).and_then(Value::as_str)
-    {
+    if let Some((field, body_name)) = request.routing_name() {
         let header_name = header_str(headers, &NAME);
         if header_name != Some(body_name) {
             return refuse(ErrorData::header_mismatch(format!(
@@ -164,9 +154,7 @@ fn validate(
             )));
         }
     }
-    Ok(Envelope {
-        capabilities: ClientCapabilities::read(capabilities),
-    })
+    Ok(Envelope { capabilities })
 }
 
 /// Answers a POSTed modern-era message.
@@ -178,59 +166,64 @@ pub(crate) async fn post(
     headers: &HeaderMap,
     message: Incoming,
 ) -> Response {
-    let Incoming::Request(Request { id, method, params }) = message else {
+    let Incoming::Request(JsonRpcRequest { id, request }) = message else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let envelope = match validate(headers, &id, &method, &params) {
-        Ok(envelope) => envelope,
+    let capabilities = match validate(headers, &id, &request) {
+        Ok(envelope) => envelope.capabilities,
         Err(error) => return error.into_response(),
     };
-    match method.as_str() {
-        "server/discover" => Reply::new(&id, DISCOVER).into_response(),
-        "tools/list" => {
+    match request {
+        ClientRequest::Discover(_) => Reply::new(&id, DISCOVER).into_response(),
+        ClientRequest::ListTools(_) => {
             Reply::new(&id, ListToolsResult::stateless(tools::catalog())).into_response()
         }
-        "tools/call" => {
-            if envelope.capabilities.tasks
-                && params.get("name").and_then(Value::as_str)
-                    == Some(ToolName::CallPerplexityComputer.as_str())
-            {
+        ClientRequest::CallTool(params) => {
+            let starts_a_task =
+                params.name.as_deref() == Some(ToolName::CallPerplexityComputer.as_str());
+            if capabilities.tasks && starts_a_task {
                 return tasks::create(&service, tasks, &account, id, params).await;
             }
-            if let Some(modes) = envelope.capabilities.elicitation {
+            if let Some(modes) = capabilities.elicitation {
                 return elicitation::call(service, elicitations, account, modes, id, params).await;
             }
             call::plain(service, account, ProtocolVersion::STATELESS, id, params).await
         }
-        "tasks/get" | "tasks/update" | "tasks/cancel" => {
-            if !envelope.capabilities.tasks {
-                return ErrorData::missing_capability(format!(
-                    "Missing required client capability: {method} needs the \
-                     {TASKS_EXTENSION} extension declared in \
-                     _meta[\"{META_CAPABILITIES}\"].extensions on this request"
-                ))
-                .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
-                .with_id(Some(id))
-                .into_response();
-            }
-            match method.as_str() {
-                "tasks/get" => tasks::get(&service, tasks, &account, id, params).await,
-                "tasks/update" => tasks::update(&service, tasks, &account, id, params).await,
-                _ => tasks::cancel(&service, tasks, &account, id, &params),
-            }
+        request @ (ClientRequest::GetTask(_)
+        | ClientRequest::UpdateTask(_)
+        | ClientRequest::CancelTask(_))
+            if !capabilities.tasks =>
+        {
+            ErrorData::missing_capability(format!(
+                "Missing required client capability: {} needs the {TASKS_EXTENSION} extension \
+                 declared in _meta[\"{META_CAPABILITIES}\"].extensions on this request",
+                request.method()
+            ))
+            .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
+            .with_id(Some(id))
+            .into_response()
         }
+        ClientRequest::GetTask(params) => tasks::get(&service, tasks, &account, id, params).await,
+        ClientRequest::UpdateTask(params) => {
+            tasks::update(&service, tasks, &account, id, params).await
+        }
+        ClientRequest::CancelTask(params) => tasks::cancel(&service, tasks, &account, id, &params),
         other => {
-            let hint = if other == "initialize" || other == "ping" {
-                " 2026-07-28 removed initialize and ping: requests are stateless (send \
-                 server/discover to learn what this server speaks)."
-            } else if other == "tasks/result" || other == "tasks/list" {
-                " The tasks extension has no tasks/result or tasks/list: poll tasks/get with \
-                 the taskId you saved."
-            } else {
-                " This server offers server/discover, tools/list, tools/call and, with the tasks \
-                 extension, tasks/get, tasks/update and tasks/cancel."
+            let hint = match other.method() {
+                "initialize" | "ping" => {
+                    " 2026-07-28 removed initialize and ping: requests are stateless (send \
+                     server/discover to learn what this server speaks)."
+                }
+                "tasks/result" | "tasks/list" => {
+                    " The tasks extension has no tasks/result or tasks/list: poll tasks/get with \
+                     the taskId you saved."
+                }
+                _ => {
+                    " This server offers server/discover, tools/list, tools/call and, with the \
+                     tasks extension, tasks/get, tasks/update and tasks/cancel."
+                }
             };
-            ErrorData::method_not_found(format!("Method not found: {other}.{hint}"))
+            ErrorData::method_not_found(format!("Method not found: {}.{hint}", other.method()))
                 .with_status(StatusCode::NOT_FOUND)
                 .with_id(Some(id))
                 .into_response()

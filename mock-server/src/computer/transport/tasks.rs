@@ -20,16 +20,18 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::call;
 use crate::clock::{iso, to_chrono};
 use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
 use crate::computer::model::content::CallToolResult;
 use crate::computer::model::elicitation::{
     ElicitAction, ElicitParams, InputRequest, InputRequests, form_content_problem,
 };
-use crate::computer::model::jsonrpc::{ErrorData, RequestId, Response as Reply};
+use crate::computer::model::error::ErrorData;
+use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
 use crate::computer::model::lifecycle::ResultType;
-use crate::computer::model::params::Params;
+use crate::computer::model::request::{
+    CallToolRequestParams, TaskRequestParams, UpdateTaskRequestParams,
+};
 use crate::computer::model::results::{AwaitingKind, Checkpoint, Event, TaskStatus};
 use crate::computer::model::tasks::{
     CreateTaskResult, GetTaskResult, TaskAck, TaskInfo, TaskMeta, TaskState,
@@ -189,8 +191,9 @@ fn not_found(id: &RequestId, task_id: &str) -> Response {
     )
 }
 
-fn task_id_param(params: &Params) -> &str {
-    params.get("taskId").and_then(Value::as_str).unwrap_or("")
+/// The task a request names (`""` when it named none: no task has that id).
+fn named_task(task_id: &Option<String>) -> &str {
+    task_id.as_deref().unwrap_or("")
 }
 
 /// `tools/call` of `call_perplexity_computer` from a client that declared the extension.
@@ -199,9 +202,9 @@ pub(crate) async fn create(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    mut params: Params,
+    params: CallToolRequestParams,
 ) -> Response {
-    let arguments = call::take_arguments(&mut params);
+    let arguments = params.arguments;
     let sent = match tools::arguments::<CallComputer>(ToolName::CallPerplexityComputer, &arguments)
     {
         Ok(args) => {
@@ -275,9 +278,9 @@ pub(crate) async fn get(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: Params,
+    params: TaskRequestParams,
 ) -> Response {
-    let task_id = task_id_param(&params);
+    let task_id = named_task(&params.task_id);
     if tasks.owned(&account.id, task_id, service.now()).is_none() {
         return not_found(&id, task_id);
     }
@@ -505,13 +508,13 @@ pub(crate) async fn update(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: Params,
+    params: UpdateTaskRequestParams,
 ) -> Response {
-    let task_id = task_id_param(&params);
+    let task_id = named_task(&params.task_id);
     let Some(task) = tasks.owned(&account.id, task_id, service.now()) else {
         return not_found(&id, task_id);
     };
-    let Some(responses) = params.get("inputResponses").and_then(Value::as_object) else {
+    let Some(responses) = params.input_responses.as_ref().and_then(Value::as_object) else {
         return invalid_params(
             &id,
             "tasks/update needs params.inputResponses, an object keyed by the inputRequests \
@@ -630,9 +633,9 @@ pub(crate) fn cancel(
     tasks: &Tasks,
     account: &Account,
     id: RequestId,
-    params: &Params,
+    params: &TaskRequestParams,
 ) -> Response {
-    let task_id = task_id_param(params);
+    let task_id = named_task(&params.task_id);
     let Some(task) = tasks.owned(&account.id, task_id, service.now()) else {
         return not_found(&id, task_id);
     };
