@@ -11,17 +11,28 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use super::model::content::{CallToolResult, Content, Reply, SettingsMeta, Text};
+use super::model::error::ErrorData;
 use super::model::version::ProtocolVersion;
 
 /// The `CallToolResult` of `reply` for a client on `version` (stateless answers add their
-/// `resultType` with [`CallToolResult::stateless`]).
-pub(crate) fn call_result(reply: Reply, version: ProtocolVersion) -> CallToolResult {
+/// `resultType` with [`CallToolResult::stateless`]), or the internal error that answers the
+/// call if the reply cannot be written as JSON.
+pub(crate) fn call_result(
+    reply: Reply,
+    version: ProtocolVersion,
+) -> Result<CallToolResult, ErrorData> {
     // Rendered once: the text block and `structuredContent` are the same JSON.
     let (json, text) = match &reply {
         Reply::Models(list) => (list.json(), Text::Literal(list.literal())),
         _ => {
-            let json: Arc<RawValue> =
-                Arc::from(serde_json::value::to_raw_value(&reply).unwrap_or_default());
+            let json: Arc<RawValue> = serde_json::value::to_raw_value(&reply)
+                .map_err(|error| {
+                    ErrorData::internal(format!(
+                        "Internal error: the tool's result could not be written as JSON \
+                         ({error})."
+                    ))
+                })?
+                .into();
             (json.clone(), Text::Json(json))
         }
     };
@@ -58,13 +69,13 @@ pub(crate) fn call_result(reply: Reply, version: ProtocolVersion) -> CallToolRes
         | Reply::Projects(_)
         | Reply::Upload(_) => (false, true, None),
     };
-    CallToolResult {
+    Ok(CallToolResult {
         content,
         is_error,
         structured_content: structured.then_some(json),
         meta,
         result_type: None,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -87,11 +98,11 @@ mod tests {
 
     #[test]
     fn files_become_resource_links_from_2025_06_18_on() {
-        let old = call_result(with_a_file(), ProtocolVersion::V2025_03_26);
+        let old = call_result(with_a_file(), ProtocolVersion::V2025_03_26).expect("renders");
         assert_eq!(old.content.len(), 1);
-        let new = call_result(with_a_file(), ProtocolVersion::V2025_06_18);
+        let new = call_result(with_a_file(), ProtocolVersion::V2025_06_18).expect("renders");
         assert_eq!(new.content.len(), 2);
-        let value = serde_json::to_value(&new).unwrap_or_default();
+        let value = serde_json::to_value(&new).expect("serializes");
         assert_eq!(
             value["content"][1],
             json!({"type": "resource_link", "uri": "http://x/a.pdf", "name": "a.pdf", "mimeType": "application/pdf", "size": 3})
@@ -105,23 +116,21 @@ mod tests {
         let alice = world.account("alice").expect("a built-in account");
         let reply = Reply::Models(world.models_list(alice));
         let written = serde_json::value::to_raw_value(&reply).expect("serializes");
-        let value = serde_json::to_value(call_result(reply, ProtocolVersion::V2025_06_18))
-            .unwrap_or_default();
+        let result = call_result(reply, ProtocolVersion::V2025_06_18).expect("renders");
+        let value = serde_json::to_value(result).expect("serializes");
         assert_eq!(value["content"][0]["text"].as_str(), Some(written.get()));
-        let text: serde_json::Value = serde_json::from_str(written.get()).unwrap_or_default();
+        let text: serde_json::Value = serde_json::from_str(written.get()).expect("JSON");
         assert_eq!(text, value["structuredContent"]);
         assert!(text["models"].as_array().is_some_and(|m| !m.is_empty()));
     }
 
     #[test]
     fn the_text_block_is_the_structured_content_as_json() {
-        let value = serde_json::to_value(
-            call_result(with_a_file(), ProtocolVersion::STATELESS).stateless(),
-        )
-        .unwrap_or_default();
+        let result = call_result(with_a_file(), ProtocolVersion::STATELESS).expect("renders");
+        let value = serde_json::to_value(result.stateless()).expect("serializes");
         let text: serde_json::Value =
-            serde_json::from_str(value["content"][0]["text"].as_str().unwrap_or(""))
-                .unwrap_or_default();
+            serde_json::from_str(value["content"][0]["text"].as_str().expect("a text block"))
+                .expect("JSON");
         assert_eq!(text, value["structuredContent"]);
         assert_eq!(value["resultType"], "complete");
         assert_eq!(

@@ -329,11 +329,11 @@ fn accepted(headers: &HeaderMap) -> Accepted {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.as_bytes().split(|&b| b == b','));
     for item in items {
-        let media = item
-            .split(|&b| b == b';')
-            .next()
-            .unwrap_or_default()
-            .trim_ascii();
+        let media = match item.iter().position(|&b| b == b';') {
+            Some(end) => &item[..end],
+            None => item,
+        }
+        .trim_ascii();
         let (kind, sub) = match media.iter().position(|&b| b == b'/') {
             Some(slash) => (&media[..slash], &media[slash + 1..]),
             None => (media, &b""[..]),

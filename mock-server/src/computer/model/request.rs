@@ -299,7 +299,13 @@ impl CallToolRequestParams {
                 "arguments" => read.arguments = value,
                 "_meta" => read.meta = RequestMeta::read(value),
                 "inputResponses" => read.input_responses = Some(value),
-                "requestState" => read.request_state = Some(string(value).unwrap_or_default()),
+                // A state that is not a string still makes the call a retry, and names none.
+                "requestState" => {
+                    read.request_state = Some(match value {
+                        Value::String(state) => state,
+                        _ => String::new(),
+                    });
+                }
                 _ => {}
             }
         }
@@ -422,8 +428,7 @@ impl CustomRequest {
         let mut members = params.into_map();
         let meta = members
             .shift_remove("_meta")
-            .map(RequestMeta::read)
-            .unwrap_or_default();
+            .map_or_else(RequestMeta::default, RequestMeta::read);
         Self {
             method: method.to_owned(),
             params: members,

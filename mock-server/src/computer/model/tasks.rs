@@ -22,6 +22,18 @@ pub(crate) enum TaskState {
     Cancelled,
 }
 
+impl TaskState {
+    /// The wire name.
+    pub(crate) const fn as_str(self) -> &'static str {
+        match self {
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::Completed => "completed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// The `_meta` of a task result: the steps (`tasks/get`), the stop URL (creation, cancel), the
 /// thread, and the server info.
 #[derive(Debug, Clone, Serialize)]
@@ -120,4 +132,24 @@ pub(crate) struct TaskAck {
     pub(crate) meta: TaskMeta,
     /// Always `complete`.
     pub(crate) result_type: ResultType,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_names_itself_as_it_is_written() {
+        for status in [
+            TaskState::Working,
+            TaskState::InputRequired,
+            TaskState::Completed,
+            TaskState::Cancelled,
+        ] {
+            assert_eq!(
+                serde_json::to_value(status).ok(),
+                Some(serde_json::Value::from(status.as_str()))
+            );
+        }
+    }
 }

@@ -25,7 +25,7 @@ impl Service {
     /// `projects_list`: a page of the Projects the account can access, filtered by words.
     pub(crate) fn projects(&self, account: &Account, args: ProjectsList) -> Reply {
         let term = args.search_term.as_deref().map(str::to_lowercase);
-        let scope = format!("projects:{}", term.as_deref().unwrap_or_default());
+        let scope = format!("projects:{}", term.as_deref().unwrap_or(""));
         let start = match self.page_start(account, args.cursor.as_deref(), None, &scope) {
             Ok(start) => start,
             Err(refused) => return refused,
@@ -46,7 +46,7 @@ impl Service {
         let end = (start + PROJECTS_PAGE).min(matching.len());
         let projects = matching
             .get(start..end)
-            .unwrap_or_default()
+            .unwrap_or(&[])
             .iter()
             .map(|p| ProjectItem {
                 project: (*p).clone(),

@@ -48,6 +48,7 @@ impl Service {
                         RequestKind::Question(q) => Some(q.clone()),
                         _ => None,
                     })
+                    // A confirmation picked as the question has no questions to match.
                     .unwrap_or_default();
                 let summary = match_answers(&questions, &answers, &attachments)?;
                 entry.transcript.push((Role::User, summary));

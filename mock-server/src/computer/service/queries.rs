@@ -94,7 +94,8 @@ impl Service {
                     poll_intervals_ms,
                 }
             })
-            .unwrap_or_default()
+            // A thread that vanished has no scenario to ask: the document's defaults apply.
+            .unwrap_or_else(|_| TaskTiming::default())
     }
 
     /// The request a task follows: the entries from `first_entry` on, up to `last_entry` once a
@@ -173,6 +174,8 @@ impl Service {
             })
             .ok()
             .flatten()
+            // A thread that vanished, or a latest request that is another task's, waits on
+            // nothing this task can answer.
             .unwrap_or_default()
     }
 

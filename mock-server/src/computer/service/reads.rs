@@ -89,11 +89,7 @@ impl Service {
     /// `list_thread_assets`: a page of the thread's durable assets.
     pub(crate) fn list_assets(&self, account: &Account, args: ListThreadAssets) -> Reply {
         let entry_filter = args.entry_id.as_deref();
-        let scope = format!(
-            "assets:{}:{}",
-            args.thread_id,
-            entry_filter.unwrap_or_default()
-        );
+        let scope = format!("assets:{}:{}", args.thread_id, entry_filter.unwrap_or(""));
         let start = match self.page_start(
             account,
             args.cursor.as_deref(),
@@ -113,7 +109,7 @@ impl Service {
                 let assets = thread
                     .assets
                     .get(start.min(end)..end)
-                    .unwrap_or_default()
+                    .unwrap_or(&[])
                     .iter()
                     .filter(|a| entry_filter.is_none_or(|e| a.entry_id == e))
                     .map(|a| view::asset_item(a, links))

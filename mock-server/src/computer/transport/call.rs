@@ -44,11 +44,14 @@ pub(crate) enum CallAnswer {
 /// Sends server-to-client messages (requests, as JSON text) on the call's SSE stream.
 pub(crate) type ServerMessages = mpsc::UnboundedSender<String>;
 
+/// A call's answer, or the internal error that answers the call instead (a result that could
+/// not be written).
+pub(crate) type Answered = Result<CallAnswer, ErrorData>;
+
 /// Runs a call and produces its answer; it gets the progress sink (when the request sent a
 /// token) and the channel for server requests (when the answer is a stream).
 pub(crate) type Runner = Box<
-    dyn FnOnce(Option<ProgressSink>, Option<ServerMessages>) -> BoxFuture<'static, CallAnswer>
-        + Send,
+    dyn FnOnce(Option<ProgressSink>, Option<ServerMessages>) -> BoxFuture<'static, Answered> + Send,
 >;
 
 /// The tool a `tools/call` names, or the error to answer: it names none, or an unknown one.
@@ -69,12 +72,36 @@ pub(crate) fn tool(id: &RequestId, params: &CallToolRequestParams) -> Result<Too
 
 /// The `CallToolResult` of `reply` for `version`; stateless results also carry `resultType`
 /// and the server info.
-pub(crate) fn tool_result(reply: ToolReply, version: ProtocolVersion) -> CallToolResult {
-    let result = render::call_result(reply, version);
-    if version.is_stateless() {
+pub(crate) fn tool_result(
+    reply: ToolReply,
+    version: ProtocolVersion,
+) -> Result<CallToolResult, ErrorData> {
+    let result = render::call_result(reply, version)?;
+    Ok(if version.is_stateless() {
         result.stateless()
     } else {
         result
+    })
+}
+
+/// The answer of a call that returned `reply` to a client on `version`.
+pub(crate) fn answered(reply: ToolReply, version: ProtocolVersion) -> Answered {
+    tool_result(reply, version).map(|result| CallAnswer::Tool(Box::new(result)))
+}
+
+/// The response to request `id`: its answer, or the error that replaced it.
+fn respond(id: RequestId, answer: Answered) -> Response {
+    match answer {
+        Ok(answer) => Reply::new(&id, answer).into_response(),
+        Err(error) => error.with_id(Some(id)).into_response(),
+    }
+}
+
+/// [`respond`] as one line of JSON, for the last event of a stream.
+fn respond_json(id: &RequestId, answer: Answered) -> String {
+    match answer {
+        Ok(answer) => Reply::new(id, answer).to_json(),
+        Err(error) => error.with_id(Some(id.clone())).to_json(),
     }
 }
 
@@ -97,13 +124,13 @@ pub(crate) async fn plain(
         // One JSON response: the call runs right here, without the runner a stream needs.
         let wait = service.call_wait(None);
         let reply = tools::call(&service, &account, tool, arguments, wait).await;
-        return Reply::new(&id, tool_result(reply, version)).into_response();
+        return respond(id, answered(reply, version));
     };
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {
             let wait = service.call_wait(progress);
             let reply = tools::call(&service, &account, tool, arguments, wait).await;
-            CallAnswer::Tool(Box::new(tool_result(reply, version)))
+            answered(reply, version)
         })
     });
     run(id, Some(token), false, runner).await
@@ -119,7 +146,7 @@ pub(crate) async fn run(
 ) -> Response {
     if progress_token.is_none() && !stream {
         let answer = runner(None, None).await;
-        return Reply::new(&id, answer).into_response();
+        return respond(id, answer);
     }
     // One task runs the call and relays its progress lines, so none can overtake the result.
     let token = progress_token;
@@ -162,7 +189,7 @@ pub(crate) async fn run(
                 let _ = events.send(message);
             }
         }
-        let _ = events.send(Reply::new(&id, answer).to_json());
+        let _ = events.send(respond_json(&id, answer));
     });
     let guard = AbortOnDrop(task);
     let mut event_id = 0u64;

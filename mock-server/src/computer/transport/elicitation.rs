@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use super::call::{self, CallAnswer, Runner};
+use super::call::{self, Answered, CallAnswer, Runner};
 use crate::computer::engine::{Follow, ProgressSink};
 use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
 use crate::computer::model::content::Reply as ToolReply;
@@ -101,11 +101,8 @@ fn invalid(id: &RequestId, message: String) -> Response {
 }
 
 /// The stateless result of a reply.
-fn finished(reply: ToolReply) -> CallAnswer {
-    CallAnswer::Tool(Box::new(call::tool_result(
-        reply,
-        ProtocolVersion::STATELESS,
-    )))
+fn finished(reply: ToolReply) -> Answered {
+    call::answered(reply, ProtocolVersion::STATELESS)
 }
 
 /// What to ask instead of returning `reply`, if anything: one question form, confirmation or
@@ -171,7 +168,7 @@ fn intercept(
     modes: Modes,
     tool: ToolName,
     reply: ToolReply,
-) -> CallAnswer {
+) -> Answered {
     let Some((ask, params)) = ask_for(modes, &reply) else {
         return finished(reply);
     };
@@ -198,7 +195,9 @@ fn intercept(
         },
     );
     let requests = InputRequests(vec![(key, InputRequest::new(params))]);
-    CallAnswer::InputRequired(InputRequiredResult::new(requests, state))
+    Ok(CallAnswer::InputRequired(InputRequiredResult::new(
+        requests, state,
+    )))
 }
 
 /// `tools/call` from a 2026-07-28 client that declared elicitation (and is not starting a task).
@@ -550,7 +549,7 @@ pub(crate) async fn handshake_call(
                     None => break,
                 }
             }
-            CallAnswer::Tool(Box::new(call::tool_result(reply, version)))
+            call::answered(reply, version)
         })
     });
     call::run(id, token, true, runner).await

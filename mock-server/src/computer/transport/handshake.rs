@@ -358,8 +358,9 @@ fn check_version_header(headers: &HeaderMap, session: &Session) -> Result<(), Er
     let Some(value) = headers.get(&PROTOCOL_VERSION) else {
         return Ok(());
     };
-    let value = value.to_str().unwrap_or_default();
-    if ProtocolVersion::parse_handshake(value).is_some() {
+    // A value that is not visible ASCII is shown as sent (lossily), not as an empty one.
+    let value = String::from_utf8_lossy(value.as_bytes());
+    if ProtocolVersion::parse_handshake(&value).is_some() {
         return Ok(());
     }
     Err(ErrorData::bad_request(format!(

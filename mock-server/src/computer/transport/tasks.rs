@@ -72,16 +72,7 @@ impl Tasks {
             .lock()
             .values()
             .map(|t| {
-                let seen: Option<Value> = t
-                    .last_seen
-                    .as_deref()
-                    .and_then(|s| serde_json::from_str(s).ok());
-                let field = |name: &str| {
-                    seen.as_ref()
-                        .and_then(|v| v.get(name))
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                };
+                let polled = t.last_seen.as_ref();
                 TaskRow {
                     task_id: t.id.clone(),
                     account: t.account.clone(),
@@ -90,8 +81,8 @@ impl Tasks {
                     last_updated_at: iso(t.last_updated_at),
                     ttl_ms: t.ttl_ms,
                     poll_interval_ms: announced_interval(t),
-                    last_polled_status: field("status"),
-                    last_polled_message: field("statusMessage"),
+                    last_polled_status: polled.map(|seen| seen.status.as_str().to_owned()),
+                    last_polled_message: polled.map(|seen| seen.status_message.clone()),
                 }
             })
             .collect();
@@ -152,9 +143,8 @@ struct Task {
     poll_intervals_ms: Vec<u64>,
     /// Answers given so far (creation included), to pick the interval the next one announces.
     answers: usize,
-    /// The last state a poll saw (status, statusMessage, result, inputRequests), to date
-    /// changes.
-    last_seen: Option<String>,
+    /// The last state a poll saw, to date changes.
+    last_seen: Option<Polled>,
     /// The thread entry this task's message created (or resumed, or will create once queued).
     first_entry: usize,
     /// The last entry this task covers, once a newer message started another task.
@@ -220,8 +210,10 @@ pub(crate) async fn create(
         Ok(sent) => sent,
         Err(reply) => {
             // Nothing was sent: a regular tool result, as the document says.
-            let result = render::call_result(reply, ProtocolVersion::STATELESS).stateless();
-            return Reply::new(&id, result).into_response();
+            return match render::call_result(reply, ProtocolVersion::STATELESS) {
+                Ok(result) => Reply::new(&id, result.stateless()).into_response(),
+                Err(error) => error.with_id(Some(id)).into_response(),
+            };
         }
     };
     // The message's task covers its entry from now on; the thread's previous task ends with
@@ -257,10 +249,14 @@ pub(crate) async fn create(
     };
     let task_id = task.id.clone();
     tasks.lock().insert(task_id.clone(), task);
-    let Some(state) = poll(service, tasks, account, &task_id).await else {
-        return ErrorData::internal("The task vanished")
-            .with_id(Some(id))
-            .into_response();
+    let state = match poll(service, tasks, account, &task_id).await {
+        Ok(Some(state)) => state,
+        Ok(None) => {
+            return ErrorData::internal("The task vanished")
+                .with_id(Some(id))
+                .into_response();
+        }
+        Err(error) => return error.with_id(Some(id)).into_response(),
     };
     let mut meta = TaskMeta::new(thread_id.clone());
     meta.stop_url = Some(service.stop_url(&thread_id));
@@ -287,8 +283,9 @@ pub(crate) async fn get(
     // A look: a driven clock moves on by its look step before the task is read.
     service.look().await;
     match poll(service, tasks, account, task_id).await {
-        Some(state) => Reply::new(&id, state).into_response(),
-        None => not_found(&id, task_id),
+        Ok(Some(state)) => Reply::new(&id, state).into_response(),
+        Ok(None) => not_found(&id, task_id),
+        Err(error) => error.with_id(Some(id)).into_response(),
     }
 }
 
@@ -371,7 +368,17 @@ fn outstanding(
         .collect()
 }
 
-/// What a poll compares with the previous one to tell whether the task changed.
+/// What a poll saw of a task: its status and message for the dashboard, and the whole state
+/// (status, statusMessage, result, inputRequests) as JSON, which the next poll compares to tell
+/// whether the task changed.
+#[derive(Debug, Clone, PartialEq)]
+struct Polled {
+    status: TaskState,
+    status_message: String,
+    state: String,
+}
+
+/// The state a poll compares, as it is written.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Seen<'a> {
@@ -381,18 +388,24 @@ struct Seen<'a> {
     input_requests: &'a Option<InputRequests>,
 }
 
-/// The task as `tasks/get` shows it (`None` when the task or its thread is gone).
+/// The task as `tasks/get` shows it (`None` when the task or its thread is gone), or the
+/// internal error that answers the poll when its result cannot be written.
 async fn poll(
     service: &Service,
     tasks: &Tasks,
     account: &Account,
     task_id: &str,
-) -> Option<GetTaskResult> {
-    let task = tasks.lock().get(task_id).cloned()?;
+) -> Result<Option<GetTaskResult>, ErrorData> {
+    let Some(task) = tasks.lock().get(task_id).cloned() else {
+        return Ok(None);
+    };
     if task.last_entry.is_none() {
         service.continue_after_page(account, &task.thread_id).await;
     }
-    let view = service.task_view(account, &task.thread_id, task.first_entry, task.last_entry)?;
+    let Some(view) = service.task_view(account, &task.thread_id, task.first_entry, task.last_entry)
+    else {
+        return Ok(None);
+    };
     let TaskView {
         checkpoint,
         steps,
@@ -425,10 +438,10 @@ async fn poll(
         (TaskState::Completed, _) => format!("Completed: {}", first_line(text)),
         (TaskState::Cancelled, _) => "Cancelled: Computer stopped working on this task.".to_owned(),
         (TaskState::InputRequired, _) => format!("Waiting for you: {}", first_line(text)),
-        (_, Event::Sleep) => format!(
-            "Sleeping until {}; Computer continues then.",
-            wake_at.unwrap_or_default()
-        ),
+        (_, Event::Sleep) => match wake_at {
+            Some(at) => format!("Sleeping until {at}; Computer continues then."),
+            None => "Sleeping; Computer continues later.".to_owned(),
+        },
         (_, Event::Waiting) => format!("Waiting: {}", first_line(text)),
         (_, Event::Queued) => first_line(text),
         _ => match current_step {
@@ -445,18 +458,30 @@ async fn poll(
         )
     });
     let result = (status == TaskState::Completed)
-        .then(|| render::call_result(output.into(), ProtocolVersion::STATELESS));
-    let seen = serde_json::to_string(&Seen {
+        .then(|| render::call_result(output.into(), ProtocolVersion::STATELESS))
+        .transpose()?;
+    let state = serde_json::to_string(&Seen {
         status,
         status_message: &status_message,
         result: &result,
         input_requests: &input_requests,
     })
-    .unwrap_or_default();
+    .map_err(|error| {
+        ErrorData::internal(format!(
+            "Internal error: the task's state could not be written as JSON ({error})."
+        ))
+    })?;
+    let seen = Polled {
+        status,
+        status_message: status_message.clone(),
+        state,
+    };
     let now = service.now();
     let (last_updated_at, poll_interval_ms) = {
         let mut all = tasks.lock();
-        let stored = all.get_mut(task_id)?;
+        let Some(stored) = all.get_mut(task_id) else {
+            return Ok(None);
+        };
         if stored.last_seen.as_ref() != Some(&seen) {
             if stored.last_seen.is_some() {
                 stored.last_updated_at = now;
@@ -476,7 +501,7 @@ async fn poll(
     meta.steps = Some(steps);
     // "_meta["ai.perplexity/stopUrl"], also available from task creation and tasks/get".
     meta.stop_url = Some(service.stop_url(&task.thread_id));
-    Some(GetTaskResult {
+    Ok(Some(GetTaskResult {
         result,
         input_requests,
         info: TaskInfo {
@@ -490,7 +515,7 @@ async fn poll(
         },
         meta,
         result_type: ResultType::Complete,
-    })
+    }))
 }
 
 fn first_line(text: &str) -> String {
