@@ -1,4 +1,4 @@
-//! A tool's answer as MCP carries it: the typed [`Reply`] a tool produced, and the
+//! A tool's answer as MCP carries it: the typed `Reply` a tool produced (crate-internal), and the
 //! `CallToolResult` it travels in (the reply as JSON text, again as `structuredContent`,
 //! files as `resource_link` blocks, facts beyond the documented fields in `_meta`).
 
@@ -62,10 +62,11 @@ impl From<Checkpoint> for Reply {
     }
 }
 
-/// A content block.
+/// A content block of a tool result.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub(crate) enum Content {
+#[non_exhaustive]
+pub enum Content {
     /// Text (the reply as JSON).
     Text {
         /// The text.
@@ -88,7 +89,8 @@ pub(crate) enum Content {
 
 /// The text of a text block, which is always a reply's JSON.
 #[derive(Debug, Clone)]
-pub(crate) enum Text {
+#[non_exhaustive]
+pub enum Text {
     /// The JSON, escaped into a JSON string as the answer is written.
     Json(Arc<RawValue>),
     /// The JSON already escaped as a JSON string literal: a reply that never changes
@@ -121,9 +123,9 @@ impl SettingsMeta {
     }
 }
 
-/// MCP's `CallToolResult`.
+/// MCP's `CallToolResult`, as the server writes it.
 #[derive(Debug, Clone)]
-pub(crate) struct CallToolResult {
+pub struct CallToolResult {
     /// The reply as text, then its files as links.
     pub(crate) content: Vec<Content>,
     /// The MCP `isError` flag.
@@ -138,6 +140,26 @@ pub(crate) struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// The reply as text, then its files as links.
+    pub fn content(&self) -> &[Content] {
+        &self.content
+    }
+
+    /// The MCP `isError` flag.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// `structuredContent`, the JSON the text block holds (`None` for a message not sent).
+    pub fn structured_content(&self) -> Option<&RawValue> {
+        self.structured_content.as_deref()
+    }
+
+    /// `resultType`, set on a stateless (2026-07-28) answer.
+    pub fn result_type(&self) -> Option<ResultType> {
+        self.result_type
+    }
+
     /// The same result answered to a stateless request.
     pub(crate) fn stateless(mut self) -> Self {
         self.result_type = Some(ResultType::Complete);

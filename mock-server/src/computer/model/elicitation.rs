@@ -1,21 +1,23 @@
 //! Asking the user through the client: the `elicitation/create` request (a form or a URL),
-//! what the client answers, the 2026-07-28 `input_required` result that carries requests in a
-//! tool call (MRTR), and the check that an accepted form fits what was asked.
+//! what the client answers (`ElicitResult`, and `inputResponses` keyed like the requests), the
+//! 2026-07-28 `input_required` result that carries requests in a tool call (MRTR), and the
+//! check that an accepted form fits what was asked.
 
-use serde::Serialize;
 use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::lifecycle::{ResultType, SERVER_META, ServerMeta};
 use super::results::AwaitingKind;
 
 /// The method of every request this server makes of a client.
-pub(crate) const ELICIT: &str = "elicitation/create";
+pub const ELICIT: &str = "elicitation/create";
 
 /// How the user answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum ElicitMode {
+#[non_exhaustive]
+pub enum ElicitMode {
     /// A form the client shows.
     Form,
     /// A page the user opens and finishes on.
@@ -23,28 +25,29 @@ pub(crate) enum ElicitMode {
 }
 
 /// `elicitation/create` params.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct ElicitParams {
+#[non_exhaustive]
+pub struct ElicitParams {
     /// Form or URL (absent in 2025-06-18, which knows only forms).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) mode: Option<ElicitMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ElicitMode>,
     /// What to tell the user.
-    pub(crate) message: String,
+    pub message: String,
     /// The form (form mode).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) requested_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
     /// The page (URL mode).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// Names a URL request (2025-11-25 handshake sessions).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) elicitation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
 }
 
 impl ElicitParams {
     /// A form asking `message` with `schema`.
-    pub(crate) fn form(message: impl Into<String>, schema: Value) -> Self {
+    pub fn form(message: impl Into<String>, schema: Value) -> Self {
         Self {
             mode: Some(ElicitMode::Form),
             message: message.into(),
@@ -55,7 +58,7 @@ impl ElicitParams {
     }
 
     /// A page at `url` the user finishes on.
-    pub(crate) fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
         Self {
             mode: Some(ElicitMode::Url),
             message: message.into(),
@@ -63,6 +66,20 @@ impl ElicitParams {
             url: Some(url.into()),
             elicitation_id: None,
         }
+    }
+
+    /// Whether it is a page the user opens (URL mode).
+    pub fn is_url(&self) -> bool {
+        self.mode == Some(ElicitMode::Url)
+    }
+
+    /// Whether it is a form with at least one field (a form without fields is an approval).
+    pub fn has_fields(&self) -> bool {
+        self.requested_schema
+            .as_ref()
+            .and_then(|schema| schema.get("properties"))
+            .and_then(Value::as_object)
+            .is_some_and(|properties| !properties.is_empty())
     }
 
     /// The request for a question, a confirmation or a sign-in (pages have no message of
@@ -90,7 +107,8 @@ impl ElicitParams {
 
 /// One request inside a result: `{"method": "elicitation/create", "params": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct InputRequest {
+#[non_exhaustive]
+pub struct InputRequest {
     method: &'static str,
     params: ElicitParams,
 }
@@ -107,7 +125,7 @@ impl InputRequest {
 
 /// Requests keyed as the client answers them, in order (`inputRequests`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct InputRequests(pub(crate) Vec<(String, InputRequest)>);
+pub struct InputRequests(pub(crate) Vec<(String, InputRequest)>);
 
 impl Serialize for InputRequests {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -123,7 +141,8 @@ impl Serialize for InputRequests {
 /// `inputResponses` and this `requestState`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct InputRequiredResult {
+#[non_exhaustive]
+pub struct InputRequiredResult {
     result_type: ResultType,
     input_requests: InputRequests,
     request_state: String,
@@ -144,8 +163,9 @@ impl InputRequiredResult {
 }
 
 /// What the user did with a request (`ElicitResult.action`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ElicitAction {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
     /// Answered (a form's `content`) or agreed to open the page.
     Accept,
     /// Said no.
@@ -156,7 +176,7 @@ pub(crate) enum ElicitAction {
 
 impl ElicitAction {
     /// The action an `action` string names.
-    pub(crate) fn parse(action: &str) -> Option<Self> {
+    pub fn parse(action: &str) -> Option<Self> {
         match action {
             "accept" => Some(Self::Accept),
             "decline" => Some(Self::Decline),
@@ -166,18 +186,113 @@ impl ElicitAction {
     }
 
     /// The action of an `ElicitResult` object, if it names one.
-    pub(crate) fn of(result: &Value) -> Option<Self> {
+    pub fn of(result: &Value) -> Option<Self> {
         result
             .get("action")
             .and_then(Value::as_str)
             .and_then(Self::parse)
+    }
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Accept => "accept",
+            Self::Decline => "decline",
+            Self::Cancel => "cancel",
+        }
+    }
+}
+
+/// What a client answers an elicitation with (`ElicitResult`): the user's action and, for an
+/// accepted form, what they filled in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// An accepted form's fields (`None`: none sent, or not as an object).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<Map<String, Value>>,
+}
+
+impl ElicitResult {
+    /// The user accepted a form and filled in `content`.
+    pub fn accept(content: Map<String, Value>) -> Self {
+        Self {
+            action: ElicitAction::Accept,
+            content: Some(content),
+        }
+    }
+
+    /// The user acted as `action`, with nothing filled in (agreeing to open a page, declining,
+    /// dismissing).
+    pub fn bare(action: ElicitAction) -> Self {
+        Self {
+            action,
+            content: None,
+        }
+    }
+
+    /// The result a client sent, if it names an action this server knows.
+    pub fn read(result: &Value) -> Option<Self> {
+        Some(Self {
+            action: ElicitAction::of(result)?,
+            content: result.get("content").and_then(Value::as_object).cloned(),
+        })
+    }
+
+    /// The result as JSON.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("action".to_owned(), self.action.as_str().into());
+        if let Some(content) = &self.content {
+            object.insert("content".to_owned(), Value::Object(content.clone()));
+        }
+        Value::Object(object)
+    }
+}
+
+/// A client's answers to `inputRequests`, keyed like them, in order (`inputResponses`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputResponses(pub Vec<(String, ElicitResult)>);
+
+impl InputResponses {
+    /// Whether it answers nothing.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The answers as the JSON object the params carry.
+    pub fn to_value(&self) -> Value {
+        Value::Object(
+            self.0
+                .iter()
+                .map(|(key, result)| (key.clone(), result.to_value()))
+                .collect(),
+        )
+    }
+}
+
+impl Serialize for InputResponses {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, result) in &self.0 {
+            map.serialize_entry(key, result)?;
+        }
+        map.end()
     }
 }
 
 /// Why accepted form `content` does not fit `schema` (a flat elicitation form), if it does not:
 /// the mock refuses such answers, and the conformance suite judges clients by the same test.
 pub fn form_content_problem(schema: &Value, content: Option<&Value>) -> Option<String> {
-    let Some(content) = content.and_then(Value::as_object) else {
+    form_problem(schema, content.and_then(Value::as_object))
+}
+
+/// [`form_content_problem`] of content already read as an object (`None`: none, or not an
+/// object).
+pub(crate) fn form_problem(schema: &Value, content: Option<&Map<String, Value>>) -> Option<String> {
+    let Some(content) = content else {
         return Some("an accepted form needs `content`, an object".into());
     };
     let empty = Map::new();
@@ -274,6 +389,29 @@ mod tests {
             Some(
                 r#"{"b":{"method":"elicitation/create","params":{"mode":"url","message":"Open it.","url":"http://x"}},"a":{"method":"elicitation/create","params":{"mode":"form","message":"Pick.","requestedSchema":{}}}}"#
             )
+        );
+    }
+
+    #[test]
+    fn a_result_reads_back_as_written_and_an_unknown_action_reads_as_none() {
+        let mut content = Map::new();
+        content.insert("q1".into(), json!("PDF"));
+        let accepted = ElicitResult::accept(content);
+        assert_eq!(
+            serde_json::to_value(&accepted).ok(),
+            Some(accepted.to_value())
+        );
+        assert_eq!(ElicitResult::read(&accepted.to_value()), Some(accepted));
+        let declined = ElicitResult::read(&json!({"action": "decline", "content": "x"}));
+        assert_eq!(declined, Some(ElicitResult::bare(ElicitAction::Decline)));
+        assert_eq!(ElicitResult::read(&json!({"action": "maybe"})), None);
+        let responses = InputResponses(vec![(
+            "confirm:1".into(),
+            ElicitResult::bare(ElicitAction::Cancel),
+        )]);
+        assert_eq!(
+            serde_json::to_value(&responses).ok(),
+            Some(responses.to_value())
         );
     }
 

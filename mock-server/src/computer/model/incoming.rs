@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::elicitation::ElicitResult;
 use super::error::ErrorData;
 use super::jsonrpc::{JSONRPC, RequestId};
 use super::params::Params;
@@ -23,12 +24,14 @@ pub(crate) enum Incoming {
     Request(JsonRpcRequest),
     /// A notification, answered with 202.
     Notification(ClientNotification),
-    /// A response to a request the server sent, answered with 202.
+    /// A response to a request the server sent (an `elicitation/create`: the only request it
+    /// makes), answered with 202.
     Response {
         /// The id of the server's request.
         id: RequestId,
-        /// Its `result` (`None` for an error response).
-        result: Option<Value>,
+        /// The elicitation result it carries (`None`: an error response, or a result without an
+        /// action this server knows).
+        result: Option<ElicitResult>,
     },
 }
 
@@ -257,7 +260,7 @@ impl Envelope<'_> {
             (None, Some(id)) if self.result.is_some() || self.error.is_some() => {
                 Ok(Incoming::Response {
                     id,
-                    result: self.result,
+                    result: self.result.as_ref().and_then(ElicitResult::read),
                 })
             }
             (None, id) => Err(invalid_request(id, "a request needs `method` (and `id`)")),

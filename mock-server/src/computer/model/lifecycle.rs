@@ -1,6 +1,6 @@
 //! What a client learns about the server, and what it declares about itself: `initialize` and
-//! `server/discover` results, `tools/list`, the server info, and the 2026-07-28 `_meta`
-//! envelope every stateless request and result carries.
+//! `server/discover` results, the server and client info, the client's capabilities, and the
+//! keys of the 2026-07-28 `_meta` envelope every stateless request and result carries.
 
 use std::borrow::Cow;
 

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Number, Value};
 
+use super::elicitation::InputResponses;
 use super::jsonrpc::{JSONRPC, RequestId};
 use super::lifecycle::{
     ClientCapabilities, Implementation, META_CAPABILITIES, META_CLIENT_INFO, META_NAMESPACE,
@@ -252,8 +253,7 @@ pub struct CallToolRequestParams {
     #[serde(rename = "_meta", skip_serializing_if = "RequestMeta::is_empty")]
     pub meta: RequestMeta,
     /// The answers to an `input_required` result's requests, keyed like them (see
-    /// [`InputResponses`](super::elicitation::InputResponses)); the server refuses a value that
-    /// is not an object.
+    /// [`InputResponses`]); the server refuses a value that is not an object.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_responses: Option<Value>,
     /// The `requestState` of the `input_required` result, echoed (a value that is not a string
@@ -277,6 +277,14 @@ impl CallToolRequestParams {
     /// The same call with `meta`.
     pub fn with_meta(mut self, meta: RequestMeta) -> Self {
         self.meta = meta;
+        self
+    }
+
+    /// The same call retrying an `input_required` result: its `requestState`, echoed, and the
+    /// answers to its requests.
+    pub fn retry(mut self, request_state: impl Into<String>, responses: &InputResponses) -> Self {
+        self.request_state = Some(request_state.into());
+        self.input_responses = Some(responses.to_value());
         self
     }
 
@@ -362,9 +370,8 @@ pub struct UpdateTaskRequestParams {
     /// The task (`None`: missing, or not a string).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
-    /// The answers, keyed like `tasks/get`'s `inputRequests` (see
-    /// [`InputResponses`](super::elicitation::InputResponses)); the server refuses a value that
-    /// is not an object.
+    /// The answers, keyed like `tasks/get`'s `inputRequests` (see [`InputResponses`]); the
+    /// server refuses a value that is not an object.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_responses: Option<Value>,
     /// Its `_meta`.
@@ -373,11 +380,11 @@ pub struct UpdateTaskRequestParams {
 }
 
 impl UpdateTaskRequestParams {
-    /// Answers `input_responses` to task `task_id`.
-    pub fn new(task_id: impl Into<String>, input_responses: Value) -> Self {
+    /// Answers `responses` to task `task_id`.
+    pub fn new(task_id: impl Into<String>, responses: &InputResponses) -> Self {
         Self {
             task_id: Some(task_id.into()),
-            input_responses: Some(input_responses),
+            input_responses: Some(responses.to_value()),
             meta: RequestMeta::default(),
         }
     }

@@ -4,16 +4,17 @@
 //!
 //! Field order is the wire order, and optional fields appear exactly when the document says.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::tools::ToolName;
 use crate::world::TaskSettings;
 
 /// Computer's status for a request, as `task_status` reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum TaskStatus {
+#[non_exhaustive]
+pub enum TaskStatus {
     /// Computer is working (or asleep, or waiting on something outside).
     Working,
     /// Computer waits on the user.
@@ -28,7 +29,7 @@ pub(crate) enum TaskStatus {
 
 impl TaskStatus {
     /// The wire name.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Working => "working",
             Self::InputRequired => "input_required",
@@ -40,9 +41,10 @@ impl TaskStatus {
 }
 
 /// A result's `event`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Event {
+#[non_exhaustive]
+pub enum Event {
     /// The call stopped waiting; Computer did not.
     Timeout,
     /// Computer sleeps until `wake_at`.
@@ -75,70 +77,117 @@ pub(crate) enum Event {
     Queued,
 }
 
+impl Event {
+    /// Every event, in the order above.
+    pub const ALL: [Self; 15] = [
+        Self::Timeout,
+        Self::Sleep,
+        Self::Waiting,
+        Self::Complete,
+        Self::Error,
+        Self::Cancelled,
+        Self::ConfirmAction,
+        Self::AskUserQuestion,
+        Self::AuthRequired,
+        Self::InteractionRequired,
+        Self::TwoFactorRequired,
+        Self::InsufficientCredits,
+        Self::AccessDenied,
+        Self::Transcript,
+        Self::Queued,
+    ];
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Timeout => "timeout",
+            Self::Sleep => "sleep",
+            Self::Waiting => "waiting",
+            Self::Complete => "complete",
+            Self::Error => "error",
+            Self::Cancelled => "cancelled",
+            Self::ConfirmAction => "confirm_action",
+            Self::AskUserQuestion => "ask_user_question",
+            Self::AuthRequired => "auth_required",
+            Self::InteractionRequired => "interaction_required",
+            Self::TwoFactorRequired => "two_factor_required",
+            Self::InsufficientCredits => "insufficient_credits",
+            Self::AccessDenied => "access_denied",
+            Self::Transcript => "transcript",
+            Self::Queued => "queued",
+        }
+    }
+}
+
 /// A source Computer used.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Source {
+#[non_exhaustive]
+pub struct Source {
     /// Page title, when known.
-    pub(crate) title: Option<String>,
+    pub title: Option<String>,
     /// Page URL.
-    pub(crate) url: String,
+    pub url: String,
     /// Its host, without `www.`.
-    pub(crate) domain: String,
+    pub domain: String,
     /// An excerpt, when known.
-    pub(crate) snippet: Option<String>,
+    pub snippet: Option<String>,
 }
 
 /// A file a result offers, with a fresh download URL.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct File {
+#[non_exhaustive]
+pub struct File {
     /// File name.
-    pub(crate) filename: String,
+    pub filename: String,
     /// Content type, when known.
-    pub(crate) media_type: Option<String>,
+    pub media_type: Option<String>,
     /// Size in bytes, when known.
-    pub(crate) size_bytes: Option<u64>,
+    pub size_bytes: Option<u64>,
     /// Download URL.
-    pub(crate) url: String,
+    pub url: String,
 }
 
 /// A question or confirmation a follow-up tool answers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Prompt {
+#[non_exhaustive]
+pub struct Prompt {
     /// The thread.
-    pub(crate) thread_id: String,
+    pub thread_id: String,
     /// `answer_question` or `confirm_action_approve`.
-    pub(crate) respond_with_tool: ToolName,
+    pub respond_with_tool: ToolName,
     /// The id the answer names.
-    pub(crate) followup_uuid: String,
+    pub followup_uuid: String,
 }
 
 /// A connector sign-in.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct SignIn {
+#[non_exhaustive]
+pub struct SignIn {
     /// The thread.
-    pub(crate) thread_id: String,
+    pub thread_id: String,
     /// The page the user signs in on.
-    pub(crate) auth_url: String,
+    pub auth_url: String,
     /// Connector id (`slack`).
-    pub(crate) connector: String,
+    pub connector: String,
     /// Connector name (`Slack`).
-    pub(crate) display_name: String,
+    pub display_name: String,
     /// A short title.
-    pub(crate) title: String,
+    pub title: String,
     /// What the sign-in is for.
-    pub(crate) description: String,
+    pub description: String,
     /// Whether the task waits on it.
-    pub(crate) requires_user_response: bool,
+    pub requires_user_response: bool,
     /// The tool to call once signed in (only on `interactive`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) respond_with_tool: Option<ToolName>,
+    pub respond_with_tool: Option<ToolName>,
 }
 
 /// The `interactive` object of a result (and the items of `pending_interactions`,
 /// `optional_auth_requests` and `read_thread`'s `auth_requests`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub(crate) enum Interactive {
+#[non_exhaustive]
+pub enum Interactive {
     /// A question.
     AskUserQuestion(Prompt),
     /// A confirmation.
@@ -245,39 +294,40 @@ impl AwaitingKind {
 /// The result of a request that reached a checkpoint, or of a call that stopped waiting for one:
 /// the body of every task tool's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Checkpoint {
+#[non_exhaustive]
+pub struct Checkpoint {
     /// The thread.
-    pub(crate) thread_id: String,
+    pub thread_id: String,
     /// What happened.
-    pub(crate) event: Event,
+    pub event: Event,
     /// What Computer says.
-    pub(crate) text: String,
+    pub text: String,
     /// The request's status.
-    pub(crate) task_status: TaskStatus,
+    pub task_status: TaskStatus,
     /// `computer_error` when the request failed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) error_code: Option<&'static str>,
+    pub error_code: Option<&'static str>,
     /// Sources so far.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) sources: Vec<Source>,
+    pub sources: Vec<Source>,
     /// Files the request produced.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) files: Vec<File>,
+    pub files: Vec<File>,
     /// When a sleeping request wakes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) wake_at: Option<String>,
+    pub wake_at: Option<String>,
     /// What the request waits on first.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) interactive: Option<Interactive>,
+    pub interactive: Option<Interactive>,
     /// Every open question and confirmation, when more than one is open.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) pending_interactions: Vec<Interactive>,
+    pub pending_interactions: Vec<Interactive>,
     /// Sign-ins Computer suggests without waiting on them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) optional_auth_requests: Vec<Interactive>,
+    pub optional_auth_requests: Vec<Interactive>,
     /// The MCP `isError` flag.
     #[serde(skip)]
-    pub(crate) is_error: bool,
+    pub is_error: bool,
     /// The mode, model and effort the request ran with (sent in `_meta`).
     #[serde(skip)]
     pub(crate) settings: Option<TaskSettings>,
@@ -288,7 +338,7 @@ pub(crate) struct Checkpoint {
 
 impl Checkpoint {
     /// A result with only the four fields every task result has.
-    pub(crate) fn bare(
+    pub fn bare(
         thread_id: impl Into<String>,
         event: Event,
         text: impl Into<String>,
@@ -315,27 +365,29 @@ impl Checkpoint {
 
 /// `notify_connected`'s acknowledgement when no message was sent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Ack {
+#[non_exhaustive]
+pub struct Ack {
     /// The thread.
-    pub(crate) thread_id: String,
+    pub thread_id: String,
     /// Always `complete`.
-    pub(crate) event: Event,
+    pub event: Event,
     /// The request's status.
-    pub(crate) task_status: TaskStatus,
+    pub task_status: TaskStatus,
     /// What was recorded.
-    pub(crate) text: String,
+    pub text: String,
 }
 
 /// A tool error from the MCP server itself: no `error_code`, no `task_status`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct ToolError {
+#[non_exhaustive]
+pub struct ToolError {
     /// The thread, when the call named one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) thread_id: Option<String>,
+    pub thread_id: Option<String>,
     /// Always `error`.
-    pub(crate) event: Event,
+    pub event: Event,
     /// What went wrong and what to do.
-    pub(crate) text: String,
+    pub text: String,
 }
 
 impl ToolError {
@@ -351,32 +403,34 @@ impl ToolError {
 
 /// The refusal of an account Computer is not available to.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct AccessDenied {
+#[non_exhaustive]
+pub struct AccessDenied {
     /// The thread, when the call named one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) thread_id: Option<String>,
+    pub thread_id: Option<String>,
     /// Always `access_denied`.
-    pub(crate) event: Event,
+    pub event: Event,
     /// What to do.
-    pub(crate) text: String,
+    pub text: String,
     /// Always `failed`.
-    pub(crate) task_status: TaskStatus,
+    pub task_status: TaskStatus,
     /// Always `access_denied`.
-    pub(crate) error_code: &'static str,
+    pub error_code: &'static str,
     /// The account event.
-    pub(crate) interactive: Interactive,
+    pub interactive: Interactive,
 }
 
 /// The refusal of a message that was not sent for lack of credits or quota: no `thread_id`, no
 /// `task_status` and, as documented, no `structuredContent`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct NotSent {
+#[non_exhaustive]
+pub struct NotSent {
     /// Always `insufficient_credits`.
-    pub(crate) event: Event,
+    pub event: Event,
     /// What happened and what to do.
-    pub(crate) text: String,
+    pub text: String,
     /// The account event.
-    pub(crate) interactive: Interactive,
+    pub interactive: Interactive,
 }
 
 #[cfg(test)]
@@ -394,6 +448,21 @@ mod tests {
             Some(
                 r#"{"thread_id":"t","event":"timeout","text":"Still working.","task_status":"working"}"#
             )
+        );
+    }
+
+    #[test]
+    fn events_and_statuses_name_themselves_as_they_are_written() {
+        for event in Event::ALL {
+            assert_eq!(
+                serde_json::to_value(event).ok(),
+                Some(json!(event.as_str()))
+            );
+        }
+        let status = TaskStatus::InputRequired;
+        assert_eq!(
+            serde_json::to_value(status).ok(),
+            Some(json!(status.as_str()))
         );
     }
 

@@ -1,7 +1,7 @@
 //! The `io.modelcontextprotocol/tasks` extension's results: the task a `tools/call` creates,
 //! what `tasks/get` shows, and the acknowledgements of `tasks/update` and `tasks/cancel`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::content::CallToolResult;
 use super::elicitation::InputRequests;
@@ -9,9 +9,10 @@ use super::lifecycle::{Implementation, ResultType, SERVER_INFO};
 use super::listings::Step;
 
 /// A task's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum TaskState {
+#[non_exhaustive]
+pub enum TaskState {
     /// Computer works on it.
     Working,
     /// It waits on the user (see `inputRequests`).
@@ -24,7 +25,7 @@ pub(crate) enum TaskState {
 
 impl TaskState {
     /// The wire name.
-    pub(crate) const fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Working => "working",
             Self::InputRequired => "input_required",
@@ -37,22 +38,23 @@ impl TaskState {
 /// The `_meta` of a task result: the steps (`tasks/get`), the stop URL (creation, cancel), the
 /// thread, and the server info.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct TaskMeta {
+#[non_exhaustive]
+pub struct TaskMeta {
     /// The request's steps.
     #[serde(
         rename = "ai.perplexity/steps",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) steps: Option<Vec<Step>>,
+    pub steps: Option<Vec<Step>>,
     /// The page that stops Computer.
     #[serde(
         rename = "ai.perplexity/stopUrl",
         skip_serializing_if = "Option::is_none"
     )]
-    pub(crate) stop_url: Option<String>,
+    pub stop_url: Option<String>,
     /// The thread the task runs on.
     #[serde(rename = "ai.perplexity/threadId")]
-    pub(crate) thread_id: String,
+    pub thread_id: String,
     #[serde(rename = "io.modelcontextprotocol/serverInfo")]
     server_info: Implementation,
 }
@@ -72,66 +74,70 @@ impl TaskMeta {
 /// What every view of a task says about it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskInfo {
+#[non_exhaustive]
+pub struct TaskInfo {
     /// The task's id.
-    pub(crate) task_id: String,
+    pub task_id: String,
     /// Its status.
-    pub(crate) status: TaskState,
+    pub status: TaskState,
     /// A sentence about it.
-    pub(crate) status_message: String,
+    pub status_message: String,
     /// When it was created.
-    pub(crate) created_at: String,
+    pub created_at: String,
     /// When its state last changed.
-    pub(crate) last_updated_at: String,
+    pub last_updated_at: String,
     /// How long it lives.
-    pub(crate) ttl_ms: u64,
+    pub ttl_ms: u64,
     /// How often to poll it.
-    pub(crate) poll_interval_ms: u64,
+    pub poll_interval_ms: u64,
 }
 
 /// `tasks/get`'s result.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct GetTaskResult {
+#[non_exhaustive]
+pub struct GetTaskResult {
     /// The tool result, once the task completed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) result: Option<CallToolResult>,
+    pub result: Option<CallToolResult>,
     /// What it waits on, while it is `input_required`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) input_requests: Option<InputRequests>,
+    pub input_requests: Option<InputRequests>,
     /// The task.
     #[serde(flatten)]
-    pub(crate) info: TaskInfo,
+    pub info: TaskInfo,
     /// Steps, thread and server info.
     #[serde(rename = "_meta")]
-    pub(crate) meta: TaskMeta,
+    pub meta: TaskMeta,
     /// Always `complete`.
-    pub(crate) result_type: ResultType,
+    pub result_type: ResultType,
 }
 
 /// A `tools/call`'s answer when it created a task.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct CreateTaskResult {
+#[non_exhaustive]
+pub struct CreateTaskResult {
     /// The task.
     #[serde(flatten)]
-    pub(crate) info: TaskInfo,
+    pub info: TaskInfo,
     /// Always `task`.
-    pub(crate) result_type: ResultType,
+    pub result_type: ResultType,
     /// The stop URL, thread and server info.
     #[serde(rename = "_meta")]
-    pub(crate) meta: TaskMeta,
+    pub meta: TaskMeta,
 }
 
 /// `tasks/update`'s and `tasks/cancel`'s acknowledgement.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskAck {
+#[non_exhaustive]
+pub struct TaskAck {
     /// The thread (and the stop URL, for a cancel).
     #[serde(rename = "_meta")]
-    pub(crate) meta: TaskMeta,
+    pub meta: TaskMeta,
     /// Always `complete`.
-    pub(crate) result_type: ResultType,
+    pub result_type: ResultType,
 }
 
 #[cfg(test)]

@@ -30,8 +30,8 @@ use crate::computer::engine::{Follow, ProgressSink};
 use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
 use crate::computer::model::content::Reply as ToolReply;
 use crate::computer::model::elicitation::{
-    ELICIT, ElicitAction, ElicitParams, InputRequest, InputRequests, InputRequiredResult,
-    form_content_problem,
+    ELICIT, ElicitAction, ElicitParams, ElicitResult, InputRequest, InputRequests,
+    InputRequiredResult, form_problem,
 };
 use crate::computer::model::error::ErrorData;
 use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
@@ -264,8 +264,7 @@ pub(crate) async fn call(
             ),
         );
     }
-    let response = responses.get(&pending.key).cloned().unwrap_or(Value::Null);
-    let Some(action) = ElicitAction::of(&response) else {
+    let Some(response) = responses.get(&pending.key).and_then(ElicitResult::read) else {
         // Nothing usable came back: ask again (MRTR's SHOULD), with the same state.
         let mut requests = InputRequests::default();
         if let Ask::Questions { schema, .. } = &pending.ask {
@@ -276,9 +275,9 @@ pub(crate) async fn call(
         }
         return Reply::new(&id, InputRequiredResult::new(requests, state_token)).into_response();
     };
-    if action == ElicitAction::Accept
+    if response.action == ElicitAction::Accept
         && let Ask::Questions { schema, .. } = &pending.ask
-        && let Some(problem) = form_content_problem(schema, response.get("content"))
+        && let Some(problem) = form_problem(schema, response.content.as_ref())
     {
         return invalid(
             &id,
@@ -292,7 +291,7 @@ pub(crate) async fn call(
     if let Some(stored) = elicitations.lock().get_mut(state_token) {
         stored.used = true;
     }
-    let content = response.get("content").cloned();
+    let ElicitResult { action, content } = response;
     // MRTR: "the client retries the original request", so every later round is keyed to the
     // tool the first round asked from, whichever follow-up command answered it.
     let original = pending.tool;
@@ -327,7 +326,7 @@ async fn answer(
     asked: &Checkpoint,
     ask: &Ask,
     action: ElicitAction,
-    content: Option<Value>,
+    content: Option<Map<String, Value>>,
     progress: Option<ProgressSink>,
 ) -> Option<ToolReply> {
     let thread_id = asked.thread_id.clone();
@@ -351,10 +350,8 @@ async fn answer(
     };
     let reply = match (ask, action) {
         (Ask::Questions { request_id, .. }, ElicitAction::Accept) => {
-            let answers = match content {
-                Some(Value::Object(answers)) => answers,
-                _ => Map::new(),
-            };
+            // An accepted form without fields answers nothing.
+            let answers = content.unwrap_or_default();
             let args = AnswerQuestion {
                 thread_id: thread_id.clone(),
                 answers,
@@ -430,8 +427,9 @@ pub(crate) struct Waiting {
     waiting: Mutex<HashMap<(String, String), Answer>>,
 }
 
-/// Where a client's response (its `result`, if it sent one) to a server request goes.
-type Answer = oneshot::Sender<Option<Value>>;
+/// Where a client's response to a server request goes: the elicitation result it carries
+/// (`None`: an error response, or no action this server knows).
+type Answer = oneshot::Sender<Option<ElicitResult>>;
 
 impl Waiting {
     fn lock(&self) -> MutexGuard<'_, HashMap<(String, String), Answer>> {
@@ -445,7 +443,7 @@ pub(crate) fn deliver(
     elicitations: &Elicitations,
     session_id: &str,
     id: &RequestId,
-    result: Option<Value>,
+    result: Option<ElicitResult>,
 ) {
     let sender = elicitations
         .waiting
@@ -520,14 +518,13 @@ pub(crate) async fn handshake_call(
                 let Ok(result) = receiver.await else {
                     break;
                 };
-                let result = result.unwrap_or(Value::Null);
                 // A missing or unknown action answers nothing, as a cancel does.
-                let action = ElicitAction::of(&result).unwrap_or(ElicitAction::Cancel);
-                let content = result.get("content").cloned();
+                let ElicitResult { action, content } =
+                    result.unwrap_or(ElicitResult::bare(ElicitAction::Cancel));
                 // Content that does not fit the form answers nothing: the event comes back.
                 if let Ask::Questions { schema, .. } = &ask
                     && action == ElicitAction::Accept
-                    && form_content_problem(schema, content.as_ref()).is_some()
+                    && form_problem(schema, content.as_ref()).is_some()
                 {
                     break;
                 }

@@ -17,14 +17,14 @@ use std::time::Duration;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::clock::{iso, to_chrono};
 use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
 use crate::computer::model::content::CallToolResult;
 use crate::computer::model::elicitation::{
-    ElicitAction, ElicitParams, InputRequest, InputRequests, form_content_problem,
+    ElicitAction, ElicitParams, ElicitResult, InputRequest, InputRequests, form_problem,
 };
 use crate::computer::model::error::ErrorData;
 use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
@@ -559,7 +559,7 @@ pub(crate) async fn update(
         if task.used_keys.contains(key) {
             continue;
         }
-        let Some(action) = ElicitAction::of(response) else {
+        let Some(ElicitResult { action, content }) = ElicitResult::read(response) else {
             return invalid_params(
                 &id,
                 format!(
@@ -570,7 +570,7 @@ pub(crate) async fn update(
         };
         if action == ElicitAction::Accept
             && let Asked::Questions(schema) = &asked.kind
-            && let Some(problem) = form_content_problem(schema, response.get("content"))
+            && let Some(problem) = form_problem(schema, content.as_ref())
         {
             return invalid_params(
                 &id,
@@ -580,12 +580,7 @@ pub(crate) async fn update(
                 ),
             );
         }
-        plan.push((
-            key.clone(),
-            asked.clone(),
-            action,
-            response.get("content").cloned(),
-        ));
+        plan.push((key.clone(), asked.clone(), action, content));
     }
     for (key, asked, action, content) in plan {
         let thread_id = task.thread_id.clone();
@@ -599,10 +594,8 @@ pub(crate) async fn update(
         let mut ask_again = false;
         match (&asked.kind, action) {
             (Asked::Questions(_), ElicitAction::Accept) => {
-                let answers = match content {
-                    Some(Value::Object(answers)) => answers,
-                    _ => Map::new(),
-                };
+                // An accepted form without fields answers nothing.
+                let answers = content.unwrap_or_default();
                 let args = AnswerQuestion {
                     thread_id: thread_id.clone(),
                     answers,
