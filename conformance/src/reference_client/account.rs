@@ -5,7 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use mock_server::model::arguments::{
+    CallComputer, CreateAssetDownload, CreateAttachmentUpload, ListThreadAssets, ProjectsList,
+    ThreadRef,
+};
+use mock_server::model::tools::ToolName;
+use serde_json::{Map, Value, json};
 
 use crate::error::ClientError;
 use crate::rules::ids;
@@ -27,10 +32,10 @@ pub(super) struct AccountState {
     /// Download links the results handed out, by file name.
     files: BTreeMap<String, String>,
     /// The settings the thread runs with, as the client last set them.
-    settings: serde_json::Map<String, Value>,
-    /// The Project arguments of the conversation (sent again on follow-ups only when breaking
-    /// `computer.project.new-conversation`).
-    project: serde_json::Map<String, Value>,
+    settings: Settings,
+    /// The Project of the conversation and its visibility (sent again on follow-ups only when
+    /// breaking `computer.project.new-conversation`).
+    project: Option<(String, Option<String>)>,
     /// Whether models_list was read in this run (a pick is made from what it lists).
     listed_models: bool,
 }
@@ -51,6 +56,38 @@ impl AccountState {
                 self.files.insert(name.to_owned(), url.to_owned());
             }
         }
+    }
+}
+
+/// The mode, model and effort a person picked (`call_perplexity_computer`'s settings).
+#[derive(Debug, Default)]
+struct Settings {
+    mode: Option<String>,
+    model: Option<String>,
+    effort: Option<String>,
+}
+
+impl Settings {
+    /// Takes the settings a turn picks (`{"mode": …}`, `{"model": …, "effort": …}`) over the
+    /// ones it has.
+    fn pick(&mut self, picked: &Map<String, Value>) {
+        let text = |key: &str| picked.get(key).and_then(Value::as_str).map(str::to_owned);
+        if let Some(mode) = text("mode") {
+            self.mode = Some(mode);
+        }
+        if let Some(model) = text("model") {
+            self.model = Some(model);
+        }
+        if let Some(effort) = text("effort") {
+            self.effort = Some(effort);
+        }
+    }
+
+    /// Puts the settings on a message's arguments.
+    fn apply(&self, args: &mut CallComputer) {
+        args.mode.clone_from(&self.mode);
+        args.model.clone_from(&self.model);
+        args.effort.clone_from(&self.effort);
     }
 }
 
@@ -97,24 +134,24 @@ impl AccountState {
         &mut self,
         io: &mut Session,
         turn: &Value,
-        args: &mut Value,
+        args: &mut CallComputer,
     ) -> Result<bool, ClientError> {
-        let continuing = args.get("thread_id").is_some();
+        let continuing = args.thread_id.is_some();
         if !continuing {
-            self.settings.clear();
-            self.project.clear();
+            self.settings = Settings::default();
+            self.project = None;
         }
         if let Some(files) = turn.get("attachments").and_then(Value::as_array) {
             let mut urls = Vec::new();
             for file in files {
                 match self.attach(io, file).await? {
-                    Attached::Url(url) => urls.push(json!(url)),
+                    Attached::Url(url) => urls.push(url),
                     // The user was told; the message needs the file, so it is not sent.
                     Attached::Refused => return Ok(false),
                 }
             }
             if !urls.is_empty() && !io.breaks(ids::COMPUTER_UPLOAD_ATTACHMENT_URL) {
-                args["attachment_urls"] = Value::Array(urls);
+                args.attachment_urls = urls;
             }
         }
         if let Some(project) = turn.get("project") {
@@ -123,36 +160,36 @@ impl AccountState {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if let Some(uuid) = self.find_project(io, name).await? {
-                self.project.insert("project_uuid".into(), json!(uuid));
-                if let Some(v) = project.get("visibility") {
-                    self.project.insert("project_visibility".into(), v.clone());
-                }
+                // A follow-up that names no visibility keeps the one the conversation had.
+                let kept = self.project.take().and_then(|(_, visibility)| visibility);
+                let visibility = project
+                    .get("visibility")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                self.project = Some((uuid, visibility.or(kept)));
             }
         }
-        if !continuing || io.breaks(ids::COMPUTER_PROJECT_NEW_CONVERSATION) {
-            for (k, v) in &self.project {
-                args[k.as_str()] = v.clone();
-            }
+        if (!continuing || io.breaks(ids::COMPUTER_PROJECT_NEW_CONVERSATION))
+            && let Some((uuid, visibility)) = &self.project
+        {
+            args.project_uuid = Some(uuid.clone());
+            args.project_visibility.clone_from(visibility);
         }
         if let Some(picked) = turn.get("settings").and_then(Value::as_object) {
             // The options come from models_list (breaking the rule: picked blind).
             if !self.listed_models && !io.breaks(ids::COMPUTER_SETTINGS_LISTED) {
-                io.call("models_list", json!({})).await?;
+                io.call(ToolName::ModelsList, &Map::new()).await?;
                 self.listed_models = true;
             }
             // The breaking client merges the new pick into the old one, the classic bug that
             // sends a mode and a model together.
             if !io.breaks(ids::COMPUTER_SETTINGS_MODE_OR_MODEL) {
-                self.settings.clear();
+                self.settings = Settings::default();
             }
-            for (k, v) in picked {
-                self.settings.insert(k.clone(), v.clone());
-            }
+            self.settings.pick(picked);
             // A follow-up that names neither keeps the thread's settings, so they are only
             // passed on the turn the person picked them.
-            for (k, v) in &self.settings {
-                args[k.as_str()] = v.clone();
-            }
+            self.settings.apply(args);
         }
         Ok(true)
     }
@@ -182,8 +219,8 @@ impl AccountState {
         }
         let envelope = io
             .call(
-                "create_attachment_upload",
-                json!({"filename": name, "mime_type": mime, "size_bytes": size}),
+                ToolName::CreateAttachmentUpload,
+                &CreateAttachmentUpload::new(name, mime, size),
             )
             .await?;
         let (Some(upload_url), Some(attachment_url), Some(fields)) = (
@@ -231,11 +268,11 @@ impl AccountState {
     ) -> Result<Option<String>, ClientError> {
         let mut cursor: Option<String> = None;
         loop {
-            let mut args = json!({});
-            if let Some(c) = &cursor {
-                args["cursor"] = json!(c);
-            }
-            let page = io.call("projects_list", args).await?;
+            let args = ProjectsList {
+                cursor: cursor.clone(),
+                ..ProjectsList::default()
+            };
+            let page = io.call(ToolName::ProjectsList, &args).await?;
             let found = page
                 .get("projects")
                 .and_then(Value::as_array)
@@ -266,14 +303,10 @@ impl AccountState {
         let mut assets = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let mut args = json!({"thread_id": thread});
-            if let Some(e) = entry_id {
-                args["entry_id"] = json!(e);
-            }
-            if let Some(c) = &cursor {
-                args["cursor"] = json!(c);
-            }
-            let page = io.call("list_thread_assets", args).await?;
+            let mut args = ListThreadAssets::new(thread);
+            args.entry_id = entry_id.map(str::to_owned);
+            args.cursor.clone_from(&cursor);
+            let page = io.call(ToolName::ListThreadAssets, &args).await?;
             let items = page
                 .get("assets")
                 .and_then(Value::as_array)
@@ -309,7 +342,9 @@ impl AccountState {
         match request.get("kind").and_then(Value::as_str) {
             Some("files") => {
                 let entry = if request.get("of").and_then(Value::as_str) == Some("latest") {
-                    let read = io.call("read_thread", json!({"thread_id": thread})).await?;
+                    let read = io
+                        .call(ToolName::ReadThread, &ThreadRef::new(thread))
+                        .await?;
                     read.pointer("/web_state/entries")
                         .and_then(Value::as_array)
                         .and_then(|e| e.last())
@@ -379,8 +414,8 @@ impl AccountState {
         };
         let fresh = io
             .call(
-                "create_asset_download",
-                json!({"thread_id": thread, "asset_id": asset_id}),
+                ToolName::CreateAssetDownload,
+                &CreateAssetDownload::new(thread, asset_id),
             )
             .await?;
         let Some(url) = fresh.get("url").and_then(Value::as_str).map(str::to_owned) else {

@@ -3,6 +3,12 @@
 
 use std::time::Duration;
 
+use mock_server::model::arguments::{
+    AnswerQuestion, CallComputer, ConfirmAction, NotifyConnected, ThreadRef,
+};
+use mock_server::model::results::Event;
+use mock_server::model::tools::ToolName;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::ClientError;
@@ -13,7 +19,7 @@ use super::account::AccountState;
 use super::options::ClientOptions;
 use super::session::Session;
 
-const CPC: &str = "call_perplexity_computer";
+const CPC: ToolName = ToolName::CallPerplexityComputer;
 /// Polls of read_thread before the client gives up on a thread (real time: about 30 s).
 const MAX_POLLS: usize = 3000;
 /// Real time between read_thread polls.
@@ -68,7 +74,7 @@ impl Client {
                     .await?;
                 continue;
             }
-            let mut args = json!({"message": message});
+            let mut args = CallComputer::new(message);
             let keep = match thread.as_deref() {
                 Some(_) if self.forget_thread => false,
                 // Breaking thread reuse: a follow-up starts a new conversation.
@@ -78,8 +84,8 @@ impl Client {
                 Some(_) => true,
                 None => false,
             };
-            if keep && let Some(t) = &thread {
-                args["thread_id"] = json!(t);
+            if keep {
+                args.thread_id.clone_from(&thread);
             }
             self.after_waiting = false;
             if !self
@@ -89,7 +95,7 @@ impl Client {
             {
                 continue;
             }
-            let result = self.io.call(CPC, args.clone()).await?;
+            let result = self.io.call(CPC, &args).await?;
             let settled = self.drive(result, args).await?;
             if settled.thread.is_some() {
                 thread = settled.thread;
@@ -99,11 +105,12 @@ impl Client {
     }
 
     /// Follows one request until it settles, and returns the thread to continue.
-    async fn drive(&mut self, mut result: Value, sent: Value) -> Result<Settled, ClientError> {
-        let mut thread: Option<String> = sent
-            .get("thread_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+    async fn drive(
+        &mut self,
+        mut result: Value,
+        sent: CallComputer,
+    ) -> Result<Settled, ClientError> {
+        let mut thread: Option<String> = sent.thread_id.clone();
         let mut handled: Vec<String> = Vec::new();
         let mut had_pending = false;
         let mut retried_denied = false;
@@ -113,11 +120,10 @@ impl Client {
                 thread = Some(t.to_owned());
             }
             self.account.remember_files(&result);
+            // An event this client does not know is followed as a plain result.
             let event = result
                 .get("event")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
+                .and_then(|event| Event::deserialize(event).ok());
             let status = result
                 .get("task_status")
                 .and_then(Value::as_str)
@@ -125,7 +131,7 @@ impl Client {
                 .to_owned();
             let Some(t) = thread.clone() else {
                 // No thread: only an out-of-credits refusal before sending gets here.
-                if event == "insufficient_credits" {
+                if event == Some(Event::InsufficientCredits) {
                     let quota = result
                         .pointer("/interactive/reason")
                         .and_then(Value::as_str)
@@ -143,23 +149,23 @@ impl Client {
                     if !self.top_up(&result).await? {
                         return Ok(Settled { thread: None });
                     }
-                    result = self.io.call(CPC, sent.clone()).await?;
+                    result = self.io.call(CPC, &sent).await?;
                     continue;
                 }
-                if event == "access_denied"
+                if event == Some(Event::AccessDenied)
                     && self.io.breaks(ids::COMPUTER_ACCESS_DENIED_SHOWN)
                     && !retried_denied
                 {
                     // Taken for a passing failure: the message goes out again.
                     retried_denied = true;
-                    result = self.io.call(CPC, sent.clone()).await?;
+                    result = self.io.call(CPC, &sent).await?;
                     continue;
                 }
                 self.io.show("error", &result).await?;
                 return Ok(Settled { thread: None });
             };
-            match event.as_str() {
-                "insufficient_credits" => {
+            match event {
+                Some(Event::InsufficientCredits) => {
                     self.io.show("error", &result).await?;
                     if !self.top_up(&result).await? {
                         return Ok(Settled { thread: Some(t) });
@@ -167,42 +173,33 @@ impl Client {
                     let message = "Credits are topped up; please continue.";
                     if self.io.breaks(ids::COMPUTER_CREDITS_DURING_TASK) {
                         // A new conversation instead of the same thread; then the client gives up.
-                        self.io.call(CPC, json!({"message": message})).await?;
+                        self.io.call(CPC, &CallComputer::new(message)).await?;
                         return Ok(Settled { thread: Some(t) });
                     }
-                    result = self
-                        .io
-                        .call(CPC, json!({"message": message, "thread_id": t}))
-                        .await?;
+                    result = self.io.call(CPC, &follow_up(&t, message)).await?;
                 }
-                "timeout" => {
+                Some(Event::Timeout) => {
                     if self.io.user_get("interrupt").await?.is_some() {
                         return self.cancel(&t).await;
                     }
                     if self.io.breaks(ids::COMPUTER_TIMEOUT_READ_THREAD) {
-                        result = self
-                            .io
-                            .call(CPC, json!({"thread_id": t, "message": "Is it done yet?"}))
-                            .await?;
+                        result = self.io.call(CPC, &follow_up(&t, "Is it done yet?")).await?;
                         continue;
                     }
                     result = self.poll(&t).await?;
                 }
-                "sleep" => {
+                Some(Event::Sleep) => {
                     if self.io.breaks(ids::COMPUTER_SLEEP_NO_RESEND) {
                         result = self
                             .io
-                            .call(
-                                CPC,
-                                json!({"thread_id": t, "message": "Wake up and check now."}),
-                            )
+                            .call(CPC, &follow_up(&t, "Wake up and check now."))
                             .await?;
                         continue;
                     }
                     self.io.show("status", &result).await?;
                     result = self.poll(&t).await?;
                 }
-                "waiting" => {
+                Some(Event::Waiting) => {
                     self.io.show("status", &result).await?;
                     if self.io.breaks(ids::COMPUTER_WAITING_SAME_THREAD) {
                         self.forget_thread = true;
@@ -210,7 +207,7 @@ impl Client {
                     self.after_waiting = true;
                     return Ok(Settled { thread: Some(t) });
                 }
-                "ask_user_question" | "confirm_action" => {
+                Some(Event::AskUserQuestion | Event::ConfirmAction) => {
                     let items: Vec<Value> =
                         match result.get("pending_interactions").and_then(Value::as_array) {
                             Some(list) if !list.is_empty() => {
@@ -241,10 +238,10 @@ impl Client {
                     }
                     result = self.interact(&t, &item, &result).await?;
                 }
-                "auth_required" => {
+                Some(Event::AuthRequired) => {
                     result = self.sign_in(&t, &result).await?;
                 }
-                "interaction_required" => {
+                Some(Event::InteractionRequired) => {
                     let url = result
                         .pointer("/interactive/url")
                         .and_then(Value::as_str)
@@ -254,20 +251,20 @@ impl Client {
                         .get("text")
                         .and_then(Value::as_str)
                         .unwrap_or_default();
-                    let go_on = json!({"thread_id": t, "message": "I completed it in Perplexity; please continue."});
+                    let go_on = follow_up(&t, "I completed it in Perplexity; please continue.");
                     if self.io.breaks(ids::COMPUTER_INTERACTION_OPEN_URL) && !continued_early {
                         // The thread continued before the form was completed.
                         continued_early = true;
-                        result = self.io.call(CPC, go_on).await?;
+                        result = self.io.call(CPC, &go_on).await?;
                         continue;
                     }
                     if !self.io.ask_url(&url, text).await? {
                         self.io.show("error", &result).await?;
                         return Ok(Settled { thread: Some(t) });
                     }
-                    result = self.io.call(CPC, go_on).await?;
+                    result = self.io.call(CPC, &go_on).await?;
                 }
-                "two_factor_required" => {
+                Some(Event::TwoFactorRequired) => {
                     // The user follows the instructions; their reply continues this thread.
                     if !self.io.breaks(ids::COMPUTER_TWO_FACTOR_INSTRUCTIONS_SHOWN) {
                         self.io.show("status", &result).await?;
@@ -278,8 +275,13 @@ impl Client {
                     let finished = if self.io.breaks(ids::COMPUTER_STATUS_TASK_STATUS) {
                         // The mistake the document warns about: "complete" taken as finished.
                         matches!(
-                            event.as_str(),
-                            "complete" | "error" | "cancelled" | "access_denied"
+                            event,
+                            Some(
+                                Event::Complete
+                                    | Event::Error
+                                    | Event::Cancelled
+                                    | Event::AccessDenied
+                            )
                         )
                     } else {
                         terminal(&status)
@@ -287,7 +289,8 @@ impl Client {
                     if finished {
                         // Breaking the error rule: a failed run passed off as an answer.
                         let as_answer = status == "completed"
-                            || (event == "error" && self.io.breaks(ids::COMPUTER_ERROR_SHOWN));
+                            || (event == Some(Event::Error)
+                                && self.io.breaks(ids::COMPUTER_ERROR_SHOWN));
                         self.io
                             .show(if as_answer { "final" } else { "error" }, &result)
                             .await?;
@@ -298,7 +301,10 @@ impl Client {
                     }
                     if status == "input_required" {
                         // Waiting on something the result does not show: read_thread tells.
-                        let read = self.io.call("read_thread", json!({"thread_id": t})).await?;
+                        let read = self
+                            .io
+                            .call(ToolName::ReadThread, &ThreadRef::new(&t))
+                            .await?;
                         if let Some(sign_in) = first_auth_request(&read) {
                             result = self.sign_in(&t, &json!({"interactive": sign_in})).await?;
                             continue;
@@ -315,7 +321,7 @@ impl Client {
         for _ in 0..MAX_POLLS {
             let read = self
                 .io
-                .call("read_thread", json!({"thread_id": thread}))
+                .call(ToolName::ReadThread, &ThreadRef::new(thread))
                 .await?;
             if read.get("web_state_error").is_some_and(Value::is_string)
                 && self.io.breaks(ids::COMPUTER_READ_THREAD_RETRY_STATE_ERROR)
@@ -392,7 +398,10 @@ impl Client {
         item: &Value,
         result: &Value,
     ) -> Result<Value, ClientError> {
-        let uuid = item.get("followup_uuid").cloned();
+        let uuid = item
+            .get("followup_uuid")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let text = result.get("text").cloned().unwrap_or(Value::Null);
         // A form found in read_thread is the read-thread rule's; an event's, the tool's own.
         let from_read = item.get(FROM_READ_THREAD) == Some(&json!(true));
@@ -412,21 +421,21 @@ impl Client {
                 )
                 .await?;
             let approve = answer.get("action").and_then(Value::as_str) == Some("accept");
-            let mut args = json!({
-                "thread_id": thread,
-                "result": if approve { "Approved by the user." } else { "Denied by the user." },
-            });
-            if let Some(u) = uuid
-                && !breaks_uuid(&self.io, ids::COMPUTER_CONFIRM_DECIDE)
-            {
-                args["followup_uuid"] = u;
+            let reason = if approve {
+                "Approved by the user."
+            } else {
+                "Denied by the user."
+            };
+            let mut args = ConfirmAction::new(thread, reason);
+            if !breaks_uuid(&self.io, ids::COMPUTER_CONFIRM_DECIDE) {
+                args.followup_uuid = uuid;
             }
             let tool = if approve {
-                "confirm_action_approve"
+                ToolName::ConfirmActionApprove
             } else {
-                "confirm_action_deny"
+                ToolName::ConfirmActionDeny
             };
-            return self.io.call(tool, args).await;
+            return self.io.call(tool, &args).await;
         }
         let answer = self
             .io
@@ -435,21 +444,24 @@ impl Client {
                 json!({"kind": "question", "message": text, "thread_id": thread}),
             )
             .await?;
-        let answers = answer.get("content").cloned().unwrap_or_else(|| json!({}));
-        let mut args = json!({"thread_id": thread, "answers": answers});
-        if let Some(u) = uuid
-            && !breaks_uuid(&self.io, ids::COMPUTER_QUESTION_ANSWER)
-        {
-            args["followup_uuid"] = u;
+        // The user's answers, by question (none when they gave none).
+        let answers = answer
+            .get("content")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut args = AnswerQuestion::new(thread, answers);
+        if !breaks_uuid(&self.io, ids::COMPUTER_QUESTION_ANSWER) {
+            args.followup_uuid = uuid;
         }
-        self.io.call("answer_question", args).await
+        self.io.call(ToolName::AnswerQuestion, &args).await
     }
 
     /// Opens the sign-in URL (through the user), then notify_connected with the connector.
     async fn sign_in(&mut self, thread: &str, result: &Value) -> Result<Value, ClientError> {
         let read = self
             .io
-            .call("read_thread", json!({"thread_id": thread}))
+            .call(ToolName::ReadThread, &ThreadRef::new(thread))
             .await?;
         let waiting = auth_requests(&read);
         let mut sign_in = result
@@ -504,12 +516,12 @@ impl Client {
                 json!({"thread_id": thread, "event": "complete", "task_status": "failed", "text": "The user declined the sign-in."}),
             );
         }
-        let mut args = json!({"thread_id": thread, "message": format!("{name} connected")});
+        let mut args = NotifyConnected::new(thread, format!("{name} connected"));
         let omit = waiting.len() > 1 && self.io.breaks(ids::COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL);
         if !connector.is_empty() && !omit {
-            args["connector"] = json!(connector);
+            args.connector = Some(connector);
         }
-        self.io.call("notify_connected", args).await
+        self.io.call(ToolName::NotifyConnected, &args).await
     }
 
     /// Breaking `computer.auth.optional-ignored`: "reconnects" every optional connector.
@@ -521,12 +533,9 @@ impl Client {
             .unwrap_or_default();
         for o in optional {
             if let Some(c) = o.get("connector").and_then(Value::as_str) {
-                self.io
-                    .call(
-                        "notify_connected",
-                        json!({"thread_id": thread, "message": "Connected", "connector": c}),
-                    )
-                    .await?;
+                let mut args = NotifyConnected::new(thread, "Connected");
+                args.connector = Some(c.to_owned());
+                self.io.call(ToolName::NotifyConnected, &args).await?;
             }
         }
         Ok(())
@@ -537,7 +546,7 @@ impl Client {
         for _ in 0..3 {
             let cancelled = self
                 .io
-                .call("cancel_task", json!({"thread_id": thread}))
+                .call(ToolName::CancelTask, &ThreadRef::new(thread))
                 .await?;
             if self.io.breaks(ids::COMPUTER_CANCEL_CONFIRM) {
                 self.io.show("final", &cancelled).await?;
@@ -547,7 +556,7 @@ impl Client {
             }
             let read = self
                 .io
-                .call("read_thread", json!({"thread_id": thread}))
+                .call(ToolName::ReadThread, &ThreadRef::new(thread))
                 .await?;
             let status = read
                 .pointer("/web_state/task_status")
@@ -564,6 +573,13 @@ impl Client {
             detail: format!("thread {thread} stayed active after three cancellations"),
         })
     }
+}
+
+/// A follow-up `message` on `thread`.
+fn follow_up(thread: &str, message: &str) -> CallComputer {
+    let mut args = CallComputer::new(message);
+    args.thread_id = Some(thread.to_owned());
+    args
 }
 
 /// Sign-ins the thread still waits on, from a read_thread result.

@@ -8,18 +8,30 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use mock_server::model::arguments::{CallComputer, ThreadRef};
+use mock_server::model::elicitation::{ElicitAction, ElicitParams, ElicitResult, InputResponses};
+use mock_server::model::jsonrpc::{JsonRpcMessage, RequestId};
+use mock_server::model::lifecycle::{ClientCapabilities, ElicitationModes, ResultType};
+use mock_server::model::request::{
+    CallToolRequestParams, ClientRequest, CustomRequest, RequestMeta, TaskRequestParams,
+    UpdateTaskRequestParams,
+};
+use mock_server::model::results::Event;
+use mock_server::model::tools::ToolName;
 use reqwest::header::HeaderValue;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::options::ClientOptions;
 use super::pace::SendPaced;
+use super::session::client_info;
+use super::wire::{self, Outbound};
 use crate::error::ClientError;
 use crate::rules::ids;
 
 mod in_call;
 
-const CPC: &str = "call_perplexity_computer";
-const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+const CPC: ToolName = ToolName::CallPerplexityComputer;
 const META_THREAD: &str = "ai.perplexity/threadId";
 /// Real time between read_thread polls after an in-call elicitation.
 const READ_EVERY: Duration = Duration::from_millis(10);
@@ -76,12 +88,12 @@ struct Modern {
 /// One JSON-RPC exchange: the id sent and the message that answered it.
 struct Answer {
     id: u64,
-    message: Value,
+    message: JsonRpcMessage,
 }
 
 impl Answer {
     fn result(&self) -> Option<&Value> {
-        self.message.get("result")
+        self.message.result.as_ref()
     }
 }
 
@@ -94,14 +106,18 @@ fn http_error(url: &str) -> impl FnOnce(reqwest::Error) -> ClientError + '_ {
 
 /// The task JSON of a tool result (structuredContent, else the first text block).
 fn task_json(result: &Value) -> Value {
-    if let Some(s) = result.get("structuredContent") {
-        return s.clone();
-    }
-    result
-        .pointer("/content/0/text")
-        .and_then(Value::as_str)
-        .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or(Value::Null)
+    wire::task_json(result).unwrap_or(Value::Null)
+}
+
+/// Whether a result is of `kind` (`resultType`).
+fn is_result(result: &Value, kind: ResultType) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some(kind.as_str())
+}
+
+/// The params of an `elicitation/create` request inside a result, if it is one this client can
+/// read.
+fn elicit_params(request: &Value) -> Option<ElicitParams> {
+    ElicitParams::deserialize(request.get("params")?).ok()
 }
 
 impl Modern {
@@ -109,28 +125,33 @@ impl Modern {
         super::options::breaks(self.options.break_rule.as_deref(), rule)
     }
 
-    /// The client capabilities this request declares.
-    fn capabilities(&self, method: &str) -> Value {
+    /// The client capabilities a request of `method` declares.
+    fn capabilities(&self, method: &str) -> ClientCapabilities {
         match self.flow {
             Flow::Tasks => {
                 let skip =
                     method == "tasks/cancel" && self.breaks(ids::TASKS_EXTENSION_EVERY_REQUEST);
-                if skip {
-                    json!({})
-                } else {
-                    json!({"extensions": {EXTENSION: {}}})
+                ClientCapabilities {
+                    tasks: !skip,
+                    ..ClientCapabilities::default()
                 }
             }
-            Flow::Elicitation => json!({"elicitation": {"form": {}, "url": {}}}),
+            Flow::Elicitation => ClientCapabilities {
+                elicitation: Some(ElicitationModes {
+                    form: true,
+                    url: true,
+                }),
+                ..ClientCapabilities::default()
+            },
         }
     }
 
-    /// Sends one request with the stateless envelope; `id` reuses a JSON-RPC id when given.
+    /// Sends one request with the stateless envelope (declaring `capabilities`) and the routing
+    /// headers; `id` reuses a JSON-RPC id when given.
     async fn send(
         &mut self,
-        method: &str,
-        mut params: Value,
-        capabilities: Value,
+        mut request: ClientRequest,
+        capabilities: ClientCapabilities,
         id: Option<u64>,
     ) -> Result<Answer, ClientError> {
         // A fresh number even when an id is reused, so progress tokens made from it stay unique.
@@ -138,36 +159,32 @@ impl Modern {
         self.next_id += 1;
         let id = id.unwrap_or(fresh);
         let version = self.options.protocol_version.clone();
-        params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!(version);
-        params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
-        params["_meta"]["io.modelcontextprotocol/clientInfo"] =
-            json!({"name": "conformance-reference-client", "version": env!("CARGO_PKG_VERSION")});
+        let meta = request.meta_mut();
+        meta.protocol_version = Some(version.clone());
+        meta.client_capabilities = Some(capabilities);
+        meta.client_info = Some(client_info());
         let mut headers = self.options.post_headers();
         if let Ok(v) = HeaderValue::from_str(&version) {
             headers.insert("mcp-protocol-version", v);
         }
-        if let Ok(v) = HeaderValue::from_str(method) {
+        let method = request.method().to_owned();
+        if let Ok(v) = HeaderValue::from_str(&method) {
             headers.insert("mcp-method", v);
         }
-        let name = match method {
-            "tools/call" => params.get("name"),
-            m if m.starts_with("tasks/") => params.get("taskId"),
-            _ => None,
-        };
         let omit_name = method == "tasks/cancel" && self.breaks(ids::TASKS_MCP_NAME);
-        if let Some(name) = name.and_then(Value::as_str)
+        if let Some((_, name)) = request.routing_name()
             && !omit_name
             && let Ok(v) = HeaderValue::from_str(name)
         {
             headers.insert("mcp-name", v);
         }
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let body = Outbound::request(id, request).body()?;
         let url = self.options.url.clone();
         let response = self
             .http
             .post(&url)
             .headers(headers)
-            .body(body.to_string())
+            .body(body)
             .send_paced()
             .await
             .map_err(http_error(&url))?;
@@ -178,11 +195,12 @@ impl Modern {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let status = response.status();
         let text = response.text().await.map_err(http_error(&url))?;
-        let message = super::wire::jsonrpc_messages(&text, is_sse)
+        let answering = RequestId::from(id);
+        let message = wire::jsonrpc_messages(&text, is_sse)
             .into_iter()
-            .find(|m| m.get("id") == Some(&json!(id)))
+            .find(|m| m.answers(&answering))
             .ok_or_else(|| ClientError::Protocol {
-                what: method.to_owned(),
+                what: method.clone(),
                 detail: format!(
                     "HTTP {status}: {}",
                     text.chars().take(300).collect::<String>()
@@ -192,21 +210,42 @@ impl Modern {
     }
 
     /// A request whose result the client needs.
-    async fn request(&mut self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let capabilities = self.capabilities(method);
-        let answer = self.send(method, params, capabilities, None).await?;
+    async fn request(&mut self, request: ClientRequest) -> Result<Value, ClientError> {
+        let method = request.method().to_owned();
+        let capabilities = self.capabilities(&method);
+        let answer = self.send(request, capabilities, None).await?;
         answer
             .result()
             .cloned()
             .ok_or_else(|| ClientError::Protocol {
-                what: method.to_owned(),
-                detail: answer.message.to_string(),
+                what: method,
+                detail: wire::describe(&answer.message),
             })
     }
 
-    fn call_params(&self, tool: &str, arguments: &Value) -> Value {
-        json!({"name": tool, "arguments": arguments,
-               "_meta": {"progressToken": format!("progress-{}", self.next_id)}})
+    /// A progress token of its own for the next request.
+    fn progress(&self) -> RequestMeta {
+        RequestMeta::progress(format!("progress-{}", self.next_id))
+    }
+
+    /// A call of `tool` with `arguments`, asking for progress.
+    fn call_params(
+        &self,
+        tool: ToolName,
+        arguments: &impl Serialize,
+    ) -> Result<CallToolRequestParams, ClientError> {
+        let arguments = wire::to_json(arguments, tool.as_str())?;
+        Ok(CallToolRequestParams::new(tool, arguments).with_meta(self.progress()))
+    }
+
+    /// Calls `tool` with `arguments` and returns its result.
+    async fn call(
+        &mut self,
+        tool: ToolName,
+        arguments: &impl Serialize,
+    ) -> Result<Value, ClientError> {
+        let params = self.call_params(tool, arguments)?;
+        self.request(ClientRequest::CallTool(params)).await
     }
 
     // ---- the user channel ----
@@ -250,14 +289,14 @@ impl Modern {
     }
 
     /// Shows an `elicitation/create` request to the user and returns the `ElicitResult`.
-    async fn elicit(&self, request: &Value) -> Result<Value, ClientError> {
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        let message = params.get("message").cloned().unwrap_or(Value::Null);
-        if params.get("mode").and_then(Value::as_str) == Some("url") {
-            let url = params
-                .get("url")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+    async fn elicit(&self, request: &Value) -> Result<ElicitResult, ClientError> {
+        let Some(params) = elicit_params(request) else {
+            // A request this host cannot read is dismissed, as a person would dismiss it.
+            return Ok(ElicitResult::bare(ElicitAction::Cancel));
+        };
+        let message = &params.message;
+        if params.is_url() {
+            let url = params.url.as_deref().unwrap_or_default();
             let answer = self
                 .user_post(
                     "ask",
@@ -265,17 +304,14 @@ impl Modern {
                 )
                 .await?;
             // A URL accept is consent to open the page: it carries no content.
-            return Ok(json!({"action": answer.get("action").cloned().unwrap_or(json!("cancel"))}));
+            let action = answer
+                .get("action")
+                .and_then(Value::as_str)
+                .and_then(ElicitAction::parse)
+                .unwrap_or(ElicitAction::Cancel);
+            return Ok(ElicitResult::bare(action));
         }
-        let schema = params
-            .get("requestedSchema")
-            .cloned()
-            .unwrap_or(Value::Null);
-        let has_fields = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty());
-        if !has_fields {
+        if !params.has_fields() {
             let answer = self
                 .user_post("ask", json!({"kind": "confirm", "message": message}))
                 .await?;
@@ -283,24 +319,33 @@ impl Modern {
             // Breaking the decision rule: a denial sent as an approval.
             return Ok(
                 if approved || self.breaks(ids::COMPUTER_APPROVAL_USER_DECISION) {
-                    json!({"action": "accept", "content": {}})
+                    ElicitResult::accept(Map::new())
                 } else {
-                    json!({"action": "decline"})
+                    ElicitResult::bare(ElicitAction::Decline)
                 },
             );
         }
+        let schema = params.requested_schema.clone().unwrap_or(Value::Null);
         let answer = self
             .user_post(
                 "ask",
                 json!({"kind": "question", "message": message, "schema": schema}),
             )
             .await?;
-        match answer.get("action").and_then(Value::as_str) {
+        let action = answer.get("action").and_then(Value::as_str);
+        match action.and_then(ElicitAction::parse) {
             // The user declined (or dismissed) the form: that goes back as they said.
-            Some(action @ ("decline" | "cancel")) => Ok(json!({"action": action})),
-            _ => Ok(
-                json!({"action": "accept", "content": answer.get("content").cloned().unwrap_or_else(|| json!({}))}),
-            ),
+            Some(action @ (ElicitAction::Decline | ElicitAction::Cancel)) => {
+                Ok(ElicitResult::bare(action))
+            }
+            _ => {
+                let content = answer
+                    .get("content")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(ElicitResult::accept(content))
+            }
         }
     }
 
@@ -324,14 +369,14 @@ impl Modern {
             let Some(message) = next.get("message").and_then(Value::as_str) else {
                 continue;
             };
-            let mut args = json!({"message": message});
+            let mut args = CallComputer::new(message);
             if let Some(t) = &thread {
                 // Breaking the thread rule: the follow-up's thread "parsed" from the task id.
                 let parsed = last_task
                     .as_deref()
                     .filter(|_| self.breaks(ids::TASKS_THREAD_ID_FROM_META))
                     .map(|task| task.trim_start_matches("task-").to_owned());
-                args["thread_id"] = json!(parsed.unwrap_or_else(|| t.clone()));
+                args.thread_id = Some(parsed.unwrap_or_else(|| t.clone()));
             }
             let settled = match self.flow {
                 Flow::Tasks => self.follow_task(&args).await?,
@@ -348,12 +393,11 @@ impl Modern {
     /// Starts a request as a task and follows it to the end; returns (thread, task id).
     async fn follow_task(
         &mut self,
-        args: &Value,
+        args: &CallComputer,
     ) -> Result<Option<(String, Option<String>)>, ClientError> {
         let created = loop {
-            let params = self.call_params(CPC, args);
-            let created = self.request("tools/call", params).await?;
-            if created.get("resultType").and_then(Value::as_str) == Some("task") {
+            let created = self.call(CPC, args).await?;
+            if is_result(&created, ResultType::Task) {
                 break created;
             }
             // A request that could not start comes back as a regular tool result.
@@ -366,7 +410,8 @@ impl Modern {
             let billing = task
                 .pointer("/interactive/billing_url")
                 .and_then(Value::as_str);
-            if task.get("event").and_then(Value::as_str) == Some("insufficient_credits")
+            if task.get("event").and_then(Value::as_str)
+                == Some(Event::InsufficientCredits.as_str())
                 && task.get("thread_id").is_none()
                 && let Some(url) = billing
                 && self
@@ -412,10 +457,11 @@ impl Modern {
                 misread = false;
                 let parsed = task_id.trim_start_matches("task-").to_owned();
                 let capabilities = self.capabilities("tasks/get");
-                self.send("tasks/get", json!({"taskId": parsed}), capabilities, None)
-                    .await?;
+                let poll = ClientRequest::GetTask(TaskRequestParams::new(parsed));
+                self.send(poll, capabilities, None).await?;
             }
-            let state = match self.request("tasks/get", json!({"taskId": task_id})).await {
+            let poll = ClientRequest::GetTask(TaskRequestParams::new(task_id.clone()));
+            let state = match self.request(poll).await {
                 Ok(state) => state,
                 // The connection dropped: Computer goes on, so poll the same task again (the
                 // token is sent again with it).
@@ -455,14 +501,13 @@ impl Modern {
                     };
                     self.show(kind, &result).await?;
                     if self.breaks(ids::TASKS_NO_RESULT_OR_LIST) {
+                        // A method the extension does not have, so no typed request: by name.
                         let capabilities = self.capabilities("tasks/result");
-                        self.send(
-                            "tasks/result",
-                            json!({"taskId": task_id}),
-                            capabilities,
-                            None,
-                        )
-                        .await?;
+                        let mut params = Map::new();
+                        params.insert("taskId".to_owned(), Value::from(task_id.as_str()));
+                        let result =
+                            ClientRequest::Custom(CustomRequest::new("tasks/result", params));
+                        self.send(result, capabilities, None).await?;
                     }
                     return Ok(thread.map(|t| (t, Some(task_id))));
                 }
@@ -472,40 +517,45 @@ impl Modern {
                         .and_then(Value::as_object)
                         .cloned()
                         .unwrap_or_default();
-                    let mut responses = Map::new();
+                    let mut responses = InputResponses::default();
                     let mut open_late = Vec::new();
                     for (key, request) in &requests {
                         if answered.contains(key) {
                             continue;
                         }
-                        let url =
-                            request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
+                        let url = elicit_params(request).is_some_and(|p| p.is_url());
                         if url && self.breaks(ids::TASKS_URL_OPEN) {
                             // Breaking the URL rule: accepted first, the page opened after.
-                            responses.insert(key.clone(), json!({"action": "accept"}));
+                            let accepted = ElicitResult::bare(ElicitAction::Accept);
+                            responses.0.push((key.clone(), accepted));
                             open_late.push(request.clone());
                             continue;
                         }
-                        responses.insert(key.clone(), self.elicit(request).await?);
+                        let result = self.elicit(request).await?;
+                        responses.0.push((key.clone(), result));
                     }
                     if responses.is_empty() {
                         continue;
                     }
                     // Only answers the user accepted are spoiled: a decline stays the user's.
                     let accepted = responses
-                        .values()
-                        .all(|r| r.get("action").and_then(Value::as_str) == Some("accept"));
+                        .0
+                        .iter()
+                        .all(|(_, r)| r.action == ElicitAction::Accept);
                     if invalid_once && accepted {
                         // Breaking the update rule: first an answer with a field the form lacks.
                         invalid_once = false;
                         let mut bad = responses.clone();
-                        for response in bad.values_mut() {
-                            response["content"]["not-a-field"] = json!("x");
+                        for (_, response) in &mut bad.0 {
+                            response
+                                .content
+                                .get_or_insert_with(Map::new)
+                                .insert("not-a-field".to_owned(), json!("x"));
                         }
-                        self.update(&task_id, bad).await?;
+                        self.update(&task_id, &bad).await?;
                     }
-                    answered.extend(responses.keys().cloned());
-                    self.update(&task_id, responses).await?;
+                    answered.extend(responses.0.iter().map(|(key, _)| key.clone()));
+                    self.update(&task_id, &responses).await?;
                     for request in &open_late {
                         self.elicit(request).await?;
                     }
@@ -561,18 +611,14 @@ impl Modern {
     async fn update(
         &mut self,
         task_id: &str,
-        responses: Map<String, Value>,
+        responses: &InputResponses,
     ) -> Result<(), ClientError> {
         let capabilities = self.capabilities("tasks/update");
         // The answer is an acknowledgement (or a refusal): either way, polling tells what
         // happened, so the message itself is not needed.
-        self.send(
-            "tasks/update",
-            json!({"taskId": task_id, "inputResponses": responses}),
-            capabilities,
-            None,
-        )
-        .await?;
+        let update = UpdateTaskRequestParams::new(task_id, responses);
+        self.send(ClientRequest::UpdateTask(update), capabilities, None)
+            .await?;
         Ok(())
     }
 
@@ -580,19 +626,14 @@ impl Modern {
     /// the thread, which really stops Computer; polling then confirms `cancelled`.
     async fn stop(&mut self, task_id: &str, thread: Option<&str>) -> Result<(), ClientError> {
         let capabilities = self.capabilities("tasks/cancel");
-        self.send(
-            "tasks/cancel",
-            json!({"taskId": task_id}),
-            capabilities,
-            None,
-        )
-        .await?;
+        let cancel = ClientRequest::CancelTask(TaskRequestParams::new(task_id));
+        self.send(cancel, capabilities, None).await?;
         if self.breaks(ids::TASKS_CANCEL_CANCEL_TASK) {
             return Ok(());
         }
         if let Some(thread) = thread {
-            let params = self.call_params("cancel_task", &json!({"thread_id": thread}));
-            self.request("tools/call", params).await?;
+            self.call(ToolName::CancelTask, &ThreadRef::new(thread))
+                .await?;
         }
         Ok(())
     }

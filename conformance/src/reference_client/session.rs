@@ -3,7 +3,15 @@
 
 use std::time::Duration;
 
+use mock_server::model::jsonrpc::JsonRpcMessage;
+use mock_server::model::lifecycle::Implementation;
+use mock_server::model::request::{
+    CallToolRequestParams, ClientNotification, ClientRequest, InitializeRequestParams, RequestMeta,
+    RequestParams,
+};
+use mock_server::model::tools::ToolName;
 use reqwest::header::HeaderValue;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::ClientError;
@@ -12,7 +20,12 @@ use crate::rules::ids;
 use super::oauth::{Authorizer, authorize_headers};
 use super::options::ClientOptions;
 use super::pace::SendPaced;
-use super::wire::jsonrpc_messages;
+use super::wire::{self, Outbound, jsonrpc_messages};
+
+/// Who the reference client says it is.
+pub(super) fn client_info() -> Implementation {
+    Implementation::new("conformance-reference-client", env!("CARGO_PKG_VERSION"))
+}
 
 /// The MCP session and the user channel, as one client holds them.
 pub(super) struct Session {
@@ -61,18 +74,20 @@ impl Session {
         }
     }
 
-    /// POSTs one JSON-RPC message; returns the response to `id` (JSON or SSE), or null.
+    /// POSTs one JSON-RPC message; returns the response to a request (JSON or SSE), or `None`
+    /// for a notification.
     pub(super) async fn post(
         &mut self,
-        body: Value,
+        message: &Outbound,
         initializing: bool,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Option<JsonRpcMessage>, ClientError> {
         let url = self.options.url.clone();
+        let body = message.body()?;
         // A 401 means signing in (or refreshing) and sending the request again, at most twice.
         let mut attempts = 0;
         let response =
             loop {
-                let headers = self.headers(&body, initializing);
+                let headers = self.headers(message, initializing);
                 let target = match &mut self.auth {
                     Some(auth) => auth.request_url(&url),
                     None => url.clone(),
@@ -81,7 +96,7 @@ impl Session {
                     .http
                     .post(&target)
                     .headers(headers)
-                    .body(body.to_string())
+                    .body(body.clone())
                     .send_paced()
                     .await
                     .map_err(Self::http_error(&url))?;
@@ -107,14 +122,15 @@ impl Session {
             .is_some_and(Authorizer::take_bare_request)
         {
             // Breaking `oauth.bearer-every-request`: one ping without the header.
-            let mut headers = self.headers(&body, false);
+            let mut headers = self.headers(message, false);
             headers.remove("authorization");
-            let ping = json!({"jsonrpc": "2.0", "id": "bare-ping", "method": "ping"});
+            let ping =
+                Outbound::request("bare-ping", ClientRequest::Ping(RequestParams::default()));
             let _ = self
                 .http
                 .post(&url)
                 .headers(headers)
-                .body(ping.to_string())
+                .body(ping.body()?)
                 .send_paced()
                 .await;
         }
@@ -125,26 +141,22 @@ impl Session {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let status = response.status();
         let text = response.text().await.map_err(Self::http_error(&url))?;
-        let id = body.get("id").cloned();
-        if id.is_none() {
-            return Ok(Value::Null);
-        }
+        let Some(id) = message.id() else {
+            return Ok(None);
+        };
         let messages = jsonrpc_messages(&text, is_sse);
         self.progress.extend(messages.iter().filter_map(|m| {
-            (m.get("method").and_then(Value::as_str) == Some("notifications/progress"))
-                .then(|| m.pointer("/params/message").and_then(Value::as_str))
+            (m.method.as_deref() == Some("notifications/progress"))
+                .then(|| m.params.as_ref()?.get("message")?.as_str())
                 .flatten()
                 .map(str::to_owned)
         }));
         messages
             .into_iter()
-            .find(|m| m.get("id") == id.as_ref())
+            .find(|m| m.answers(id))
+            .map(Some)
             .ok_or_else(|| ClientError::Protocol {
-                what: body
-                    .get("method")
-                    .and_then(Value::as_str)
-                    .unwrap_or("request")
-                    .to_owned(),
+                what: message.method().to_owned(),
                 detail: format!(
                     "HTTP {status}: {}",
                     text.chars().take(300).collect::<String>()
@@ -154,13 +166,13 @@ impl Session {
 
     /// The headers of one JSON-RPC POST: JSON in, JSON or SSE back, the token, and after
     /// `initialize` the session and protocol version.
-    fn headers(&self, body: &Value, initializing: bool) -> reqwest::header::HeaderMap {
+    fn headers(&self, message: &Outbound, initializing: bool) -> reqwest::header::HeaderMap {
         let mut headers = self.options.post_headers();
         authorize_headers(&mut headers, self.auth.as_ref());
         if !initializing {
             // Breaking the session rule on the one request whose answer the client never needs
             // (the mock refuses it), so the rest of the scenario still runs.
-            let notification = body.get("id").is_none();
+            let notification = message.id().is_none();
             if let Some(session) = &self.session
                 && !(notification && self.breaks(ids::MCP_TRANSPORT_SESSION_ID))
                 && let Ok(v) = HeaderValue::from_str(session)
@@ -176,59 +188,52 @@ impl Session {
         headers
     }
 
-    pub(super) async fn request(
-        &mut self,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, ClientError> {
+    /// Sends `request` and returns its result.
+    pub(super) async fn request(&mut self, request: ClientRequest) -> Result<Value, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let response = self.post(body, method == "initialize").await?;
-        match response.get("result") {
-            Some(result) => Ok(result.clone()),
-            None => Err(ClientError::Protocol {
-                what: method.to_owned(),
-                detail: response.to_string(),
+        let initializing = matches!(request, ClientRequest::Initialize(_));
+        let message = Outbound::request(id, request);
+        let response = self.post(&message, initializing).await?;
+        match response {
+            Some(JsonRpcMessage {
+                result: Some(result),
+                ..
+            }) => Ok(result),
+            other => Err(ClientError::Protocol {
+                what: message.method().to_owned(),
+                detail: other.map_or_else(|| "no response".to_owned(), |m| wire::describe(&m)),
             }),
         }
     }
 
     pub(super) async fn initialize(&mut self) -> Result<(), ClientError> {
-        let result = self
-            .request(
-                "initialize",
-                json!({
-                    "protocolVersion": self.options.protocol_version,
-                    "capabilities": {},
-                    "clientInfo": {"name": "conformance-reference-client", "version": env!("CARGO_PKG_VERSION")},
-                }),
-            )
-            .await?;
+        let params =
+            InitializeRequestParams::new(self.options.protocol_version.clone(), client_info());
+        let result = self.request(ClientRequest::Initialize(params)).await?;
         if let Some(v) = result.get("protocolVersion").and_then(Value::as_str) {
             self.version = v.to_owned();
         }
         if !self.breaks(ids::MCP_LIFECYCLE_INITIALIZED) {
-            self.post(
-                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                false,
-            )
-            .await?;
+            let initialized = Outbound::Notification(ClientNotification::Initialized);
+            self.post(&initialized, false).await?;
         }
         Ok(())
     }
 
-    /// Calls a tool and returns its task JSON (structuredContent, else the first text block).
+    /// Calls `tool` with `arguments` and returns its task JSON (structuredContent, else the
+    /// first text block).
     pub(super) async fn call(
         &mut self,
-        tool: &str,
-        arguments: Value,
+        tool: ToolName,
+        arguments: &impl Serialize,
     ) -> Result<Value, ClientError> {
-        let mut params = json!({"name": tool, "arguments": arguments});
+        let arguments = wire::to_json(arguments, tool.as_str())?;
+        let mut params = CallToolRequestParams::new(tool, arguments);
         if !self.breaks(ids::COMPUTER_PROGRESS_TOKEN) {
-            params["_meta"] = json!({"progressToken": format!("progress-{}", self.next_id)});
+            params = params.with_meta(RequestMeta::progress(format!("progress-{}", self.next_id)));
         }
-        let result = self.request("tools/call", params).await?;
+        let result = self.request(ClientRequest::CallTool(params)).await?;
         // The statuses the call streamed, shown before its result (the body is read whole).
         for message in std::mem::take(&mut self.progress) {
             if !self.breaks(ids::COMPUTER_PROGRESS_SHOWN) {

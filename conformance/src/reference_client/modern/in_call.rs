@@ -2,9 +2,15 @@
 //! answered by retrying the call; a form that comes back as its event (the user declined it) is
 //! resumed with the follow-up tools; a still-running thread is followed with read_thread.
 
+use mock_server::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction, ThreadRef};
+use mock_server::model::elicitation::{ElicitAction, InputResponses};
+use mock_server::model::lifecycle::{ClientCapabilities, ElicitationModes, ResultType};
+use mock_server::model::request::ClientRequest;
+use mock_server::model::results::Event;
+use mock_server::model::tools::ToolName;
 use serde_json::{Map, Value, json};
 
-use super::{CPC, MAX_POLLS, Modern, READ_EVERY, task_json};
+use super::{CPC, MAX_POLLS, Modern, READ_EVERY, elicit_params, is_result, task_json};
 use crate::error::ClientError;
 use crate::rules::ids;
 
@@ -13,22 +19,22 @@ impl Modern {
     /// call; then follows the thread to the end. Returns (thread, no task).
     pub(super) async fn follow_call(
         &mut self,
-        args: &Value,
+        args: &CallComputer,
     ) -> Result<Option<(String, Option<String>)>, ClientError> {
-        let params = self.call_params(CPC, args);
+        let params = self.call_params(CPC, args)?;
         let capabilities = self.capabilities("tools/call");
         let mut answer = self
-            .send("tools/call", params.clone(), capabilities.clone(), None)
+            .send(ClientRequest::CallTool(params.clone()), capabilities, None)
             .await?;
         let mut invalid_once = self.breaks(ids::ELICITATION_CONTENT_SCHEMA);
         for _ in 0..MAX_POLLS {
             let Some(result) = answer.result().cloned() else {
                 return Err(ClientError::Protocol {
                     what: "tools/call".into(),
-                    detail: answer.message.to_string(),
+                    detail: super::wire::describe(&answer.message),
                 });
             };
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            if !is_result(&result, ResultType::InputRequired) {
                 return self.finish(&task_json(&result)).await;
             }
             let requests = result
@@ -36,45 +42,51 @@ impl Modern {
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default();
-            let mut responses = Map::new();
+            let mut responses = InputResponses::default();
             let mut url_asked = false;
             for (key, request) in &requests {
-                url_asked |= request.pointer("/params/mode").and_then(Value::as_str) == Some("url");
-                responses.insert(key.clone(), self.elicit(request).await?);
+                url_asked |= elicit_params(request).is_some_and(|p| p.is_url());
+                let result = self.elicit(request).await?;
+                responses.0.push((key.clone(), result));
             }
-            // The same call, with a progress token of its own (the first one's request ended).
-            let mut retry = params.clone();
-            retry["_meta"]["progressToken"] = json!(format!("progress-{}", self.next_id));
-            retry["inputResponses"] = Value::Object(responses.clone());
-            if let Some(state) = result.get("requestState") {
-                retry["requestState"] = state.clone();
-            }
-            let mut retry_capabilities = capabilities.clone();
+            // The same call, with a progress token of its own (the first one's request ended),
+            // echoing the state it was given.
+            let mut retry = params.clone().with_meta(self.progress());
+            retry.input_responses = Some(responses.to_value());
+            retry.request_state = result
+                .get("requestState")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let mut retry_capabilities = capabilities;
             if url_asked && self.breaks(ids::ELICITATION_MODES_DECLARED) {
                 // Breaking the modes rule: the retry answers a URL request declaring form only.
-                retry_capabilities = json!({"elicitation": {"form": {}}});
+                retry_capabilities = ClientCapabilities {
+                    elicitation: Some(ElicitationModes {
+                        form: true,
+                        url: false,
+                    }),
+                    ..ClientCapabilities::default()
+                };
             }
-            let asks_fields = requests.values().any(|r| {
-                r.pointer("/params/requestedSchema/properties")
-                    .and_then(Value::as_object)
-                    .is_some_and(|p| !p.is_empty())
-            });
-            let accepts = responses.values().any(|r| r.get("content").is_some());
+            let asks_fields = requests
+                .values()
+                .any(|r| elicit_params(r).is_some_and(|p| p.has_fields()));
+            let accepts = responses.0.iter().any(|(_, r)| r.content.is_some());
             if invalid_once && asks_fields && accepts {
                 // Breaking the content rule: first an answer with a field the form lacks (on a
                 // form with fields, which the server checks and refuses, so the state stays
                 // usable for the real answer).
                 invalid_once = false;
-                let mut bad = retry.clone();
-                bad["_meta"]["progressToken"] = json!(format!("progress-bad-{}", self.next_id));
-                if let Some(all) = bad["inputResponses"].as_object_mut() {
-                    for response in all.values_mut() {
-                        if response.get("content").is_some() {
-                            response["content"]["not-a-field"] = json!("x");
-                        }
+                let mut spoiled = responses.clone();
+                for (_, response) in &mut spoiled.0 {
+                    if let Some(content) = &mut response.content {
+                        content.insert("not-a-field".to_owned(), json!("x"));
                     }
                 }
-                self.send("tools/call", bad, retry_capabilities.clone(), None)
+                let mut bad = retry.clone();
+                bad.meta.progress_token = Some(format!("progress-bad-{}", self.next_id).into());
+                bad.input_responses = Some(spoiled.to_value());
+                self.send(ClientRequest::CallTool(bad), retry_capabilities, None)
                     .await?;
             }
             // Breaking the MRTR rule: the retry reuses the original JSON-RPC id.
@@ -82,7 +94,7 @@ impl Modern {
                 .breaks(ids::ELICITATION_MRTR_REQUEST_STATE)
                 .then_some(answer.id);
             answer = self
-                .send("tools/call", retry, retry_capabilities, reuse)
+                .send(ClientRequest::CallTool(retry), retry_capabilities, reuse)
                 .await?;
         }
         Err(ClientError::Protocol {
@@ -109,10 +121,9 @@ impl Modern {
         while let Some(interactive) = task
             .get("interactive")
             .filter(|_| {
-                matches!(
-                    task.get("event").and_then(Value::as_str),
-                    Some("ask_user_question" | "confirm_action")
-                )
+                let event = task.get("event").and_then(Value::as_str);
+                event == Some(Event::AskUserQuestion.as_str())
+                    || event == Some(Event::ConfirmAction.as_str())
             })
             .cloned()
         {
@@ -125,7 +136,7 @@ impl Modern {
             .to_owned();
         let goes_on = !crate::transcript::terminal(&status) && status != "input_required";
         if goes_on
-            && task.get("event").and_then(Value::as_str) == Some("complete")
+            && task.get("event").and_then(Value::as_str) == Some(Event::Complete.as_str())
             && self.breaks(ids::ELICITATION_WORKING_READ_THREAD)
         {
             // Breaking the rule: the answer that goes on working shown as the end.
@@ -143,8 +154,11 @@ impl Modern {
                 });
             }
             tokio::time::sleep(READ_EVERY).await;
-            let params = self.call_params("read_thread", &json!({"thread_id": thread}));
-            let read = task_json(&self.request("tools/call", params).await?);
+            let read = task_json(
+                &self
+                    .call(ToolName::ReadThread, &ThreadRef::new(&thread))
+                    .await?,
+            );
             status = read
                 .pointer("/web_state/task_status")
                 .and_then(Value::as_str)
@@ -170,40 +184,44 @@ impl Modern {
         task: &Value,
     ) -> Result<Value, ClientError> {
         let text = task.get("text").cloned().unwrap_or(Value::Null);
-        let uuid = interactive.get("followup_uuid").cloned();
-        let (tool, mut args) =
-            if interactive.get("type").and_then(Value::as_str) == Some("confirm_action") {
-                let answer = self
-                    .user_post("ask", json!({"kind": "confirm", "message": text}))
-                    .await?;
-                let approve = answer.get("action").and_then(Value::as_str) == Some("accept");
-                let (tool, why) = if approve {
-                    ("confirm_action_approve", "Approved by the user.")
-                } else {
-                    ("confirm_action_deny", "Denied by the user.")
-                };
-                (tool, json!({"thread_id": thread, "result": why}))
+        let uuid = interactive
+            .get("followup_uuid")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if interactive.get("type").and_then(Value::as_str) == Some(Event::ConfirmAction.as_str()) {
+            let answer = self
+                .user_post("ask", json!({"kind": "confirm", "message": text}))
+                .await?;
+            let approve =
+                answer.get("action").and_then(Value::as_str) == Some(ElicitAction::Accept.as_str());
+            let (tool, why) = if approve {
+                (ToolName::ConfirmActionApprove, "Approved by the user.")
             } else {
-                let answer = self
-                    .user_post("ask", json!({"kind": "question", "message": text}))
-                    .await?;
-                let answers = answer.get("content").cloned().unwrap_or_else(|| json!({}));
-                if self.breaks(ids::ELICITATION_DECLINED_FOLLOW_UP_TOOLS) {
-                    // Breaking the rule: the answer sent as a new message on the thread.
-                    let message = format!("My answers: {answers}");
-                    let params =
-                        self.call_params(CPC, &json!({"thread_id": thread, "message": message}));
-                    return Ok(task_json(&self.request("tools/call", params).await?));
-                }
-                (
-                    "answer_question",
-                    json!({"thread_id": thread, "answers": answers}),
-                )
+                (ToolName::ConfirmActionDeny, "Denied by the user.")
             };
-        if let Some(u) = uuid {
-            args["followup_uuid"] = u;
+            let mut args = ConfirmAction::new(thread, why);
+            args.followup_uuid = uuid;
+            return Ok(task_json(&self.call(tool, &args).await?));
         }
-        let params = self.call_params(tool, &args);
-        Ok(task_json(&self.request("tools/call", params).await?))
+        let answer = self
+            .user_post("ask", json!({"kind": "question", "message": text}))
+            .await?;
+        // The user's answers, by question (none when they gave none).
+        let answers: Map<String, Value> = answer
+            .get("content")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        if self.breaks(ids::ELICITATION_DECLINED_FOLLOW_UP_TOOLS) {
+            // Breaking the rule: the answer sent as a new message on the thread.
+            let mut args = CallComputer::new(format!("My answers: {}", Value::Object(answers)));
+            args.thread_id = Some(thread.to_owned());
+            return Ok(task_json(&self.call(CPC, &args).await?));
+        }
+        let mut args = AnswerQuestion::new(thread, answers);
+        args.followup_uuid = uuid;
+        Ok(task_json(
+            &self.call(ToolName::AnswerQuestion, &args).await?,
+        ))
     }
 }

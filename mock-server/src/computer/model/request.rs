@@ -120,6 +120,21 @@ impl ClientRequest {
         }
     }
 
+    /// The request's `_meta`, to stamp (a client adds its progress token or the 2026-07-28
+    /// envelope).
+    pub fn meta_mut(&mut self) -> &mut RequestMeta {
+        match self {
+            Self::Initialize(params) => &mut params.meta,
+            Self::Ping(params) | Self::ListTools(params) | Self::Discover(params) => {
+                &mut params.meta
+            }
+            Self::CallTool(params) => &mut params.meta,
+            Self::GetTask(params) | Self::CancelTask(params) => &mut params.meta,
+            Self::UpdateTask(params) => &mut params.meta,
+            Self::Custom(custom) => &mut custom.meta,
+        }
+    }
+
     /// What a 2026-07-28 request routes by (`Mcp-Name`): the params member that names the tool,
     /// prompt, resource or task, and its value, when the request gave it as a string.
     pub fn routing_name(&self) -> Option<(&'static str, &str)> {
