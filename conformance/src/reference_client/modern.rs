@@ -13,8 +13,8 @@ use mock_server::model::elicitation::{ElicitAction, ElicitParams, ElicitResult, 
 use mock_server::model::jsonrpc::{JsonRpcMessage, RequestId};
 use mock_server::model::lifecycle::{ClientCapabilities, ElicitationModes, ResultType};
 use mock_server::model::request::{
-    CallToolRequestParams, ClientRequest, CustomRequest, RequestMeta, TaskRequestParams,
-    UpdateTaskRequestParams,
+    CallToolRequestParams, ClientRequest, CustomRequest, RequestMeta, StatelessEnvelope,
+    TaskRequestParams, UpdateTaskRequestParams,
 };
 use mock_server::model::results::Event;
 use mock_server::model::tools::ToolName;
@@ -159,10 +159,11 @@ impl Modern {
         self.next_id += 1;
         let id = id.unwrap_or(fresh);
         let version = self.options.protocol_version.clone();
-        let meta = request.meta_mut();
-        meta.protocol_version = Some(version.clone());
-        meta.client_capabilities = Some(capabilities);
-        meta.client_info = Some(client_info());
+        request.meta_mut().envelope = Some(Box::new(StatelessEnvelope::new(
+            version.clone(),
+            capabilities,
+            client_info(),
+        )));
         let mut headers = self.options.post_headers();
         if let Ok(v) = HeaderValue::from_str(&version) {
             headers.insert("mcp-protocol-version", v);

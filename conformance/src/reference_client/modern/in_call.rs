@@ -52,7 +52,7 @@ impl Modern {
             // The same call, with a progress token of its own (the first one's request ended),
             // echoing the state it was given.
             let mut retry = params.clone().with_meta(self.progress());
-            retry.input_responses = Some(responses.to_value());
+            retry.input_responses = Some(Box::new(responses.to_value()));
             retry.request_state = result
                 .get("requestState")
                 .and_then(Value::as_str)
@@ -85,7 +85,7 @@ impl Modern {
                 }
                 let mut bad = retry.clone();
                 bad.meta.progress_token = Some(format!("progress-bad-{}", self.next_id).into());
-                bad.input_responses = Some(spoiled.to_value());
+                bad.input_responses = Some(Box::new(spoiled.to_value()));
                 self.send(ClientRequest::CallTool(bad), retry_capabilities, None)
                     .await?;
             }

@@ -17,8 +17,6 @@ use super::request::{ClientNotification, ClientRequest, JsonRpcRequest};
 
 /// A message a client POSTed.
 #[derive(Debug, Clone, PartialEq)]
-// Made once per POST and taken apart at once: a box would add an allocation to every request.
-#[allow(clippy::large_enum_variant)]
 pub(crate) enum Incoming {
     /// A request, answered with a response.
     Request(JsonRpcRequest),

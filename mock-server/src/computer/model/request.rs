@@ -268,9 +268,10 @@ pub struct CallToolRequestParams {
     #[serde(rename = "_meta", skip_serializing_if = "RequestMeta::is_empty")]
     pub meta: RequestMeta,
     /// The answers to an `input_required` result's requests, keyed like them (see
-    /// [`InputResponses`]); the server refuses a value that is not an object.
+    /// [`InputResponses`]); the server refuses a value that is not an object. Boxed: most calls
+    /// carry none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub input_responses: Option<Value>,
+    pub input_responses: Option<Box<Value>>,
     /// The `requestState` of the `input_required` result, echoed (a value that is not a string
     /// reads as an empty state, which names none).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -299,7 +300,7 @@ impl CallToolRequestParams {
     /// answers to its requests.
     pub fn retry(mut self, request_state: impl Into<String>, responses: &InputResponses) -> Self {
         self.request_state = Some(request_state.into());
-        self.input_responses = Some(responses.to_value());
+        self.input_responses = Some(Box::new(responses.to_value()));
         self
     }
 
@@ -321,7 +322,7 @@ impl CallToolRequestParams {
                 "name" => read.name = string(value),
                 "arguments" => read.arguments = value,
                 "_meta" => read.meta = RequestMeta::read(value),
-                "inputResponses" => read.input_responses = Some(value),
+                "inputResponses" => read.input_responses = Some(Box::new(value)),
                 // A state that is not a string still makes the call a retry, and names none.
                 "requestState" => {
                     read.request_state = Some(match value {
@@ -499,48 +500,33 @@ impl From<&str> for ProgressToken {
 }
 
 /// A request's `_meta`: its progress token and, in 2026-07-28, the envelope every stateless
-/// request carries (`io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities`,
-/// `…/clientInfo`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// request carries.
+#[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct RequestMeta {
     /// `progressToken` (`None`: absent, or neither a string nor a number).
-    #[serde(rename = "progressToken", skip_serializing_if = "Option::is_none")]
     pub progress_token: Option<ProgressToken>,
-    /// The envelope's protocol version (`None`: absent, or not a string).
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub protocol_version: Option<String>,
-    /// The envelope's client capabilities (`None`: absent, or not an object).
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub client_capabilities: Option<ClientCapabilities>,
-    /// The envelope's client info (`None`: absent, or not an `Implementation`).
-    #[serde(
-        rename = "io.modelcontextprotocol/clientInfo",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub client_info: Option<Implementation>,
-    /// Whether the `_meta` had a key of the envelope's namespace, read or not.
-    #[serde(skip)]
-    namespaced: bool,
+    /// The 2026-07-28 envelope (`None`: no key of its namespace). Boxed: the handshake era's
+    /// requests, the calls that must be fast, carry none.
+    pub envelope: Option<Box<StatelessEnvelope>>,
 }
 
-impl RequestMeta {
-    /// A `_meta` with only a progress token.
-    pub fn progress(token: impl Into<ProgressToken>) -> Self {
-        Self {
-            progress_token: Some(token.into()),
-            ..Self::default()
-        }
-    }
+/// The envelope a 2026-07-28 request carries in `_meta` instead of a session:
+/// `io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities` and `…/clientInfo`.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct StatelessEnvelope {
+    /// The protocol version (`None`: absent, or not a string).
+    pub protocol_version: Option<String>,
+    /// The client's capabilities (`None`: absent, or not an object).
+    pub client_capabilities: Option<ClientCapabilities>,
+    /// Who the client is (`None`: absent, or not an `Implementation`).
+    pub client_info: Option<Implementation>,
+}
 
-    /// The 2026-07-28 envelope: `protocol_version`, `capabilities` and `client_info`.
-    pub fn stateless(
+impl StatelessEnvelope {
+    /// A client `client_info` on `protocol_version`, declaring `capabilities`.
+    pub fn new(
         protocol_version: impl Into<String>,
         capabilities: ClientCapabilities,
         client_info: Implementation,
@@ -549,7 +535,24 @@ impl RequestMeta {
             protocol_version: Some(protocol_version.into()),
             client_capabilities: Some(capabilities),
             client_info: Some(client_info),
-            ..Self::default()
+        }
+    }
+}
+
+impl RequestMeta {
+    /// A `_meta` with only a progress token.
+    pub fn progress(token: impl Into<ProgressToken>) -> Self {
+        Self {
+            progress_token: Some(token.into()),
+            envelope: None,
+        }
+    }
+
+    /// A `_meta` with only the 2026-07-28 envelope.
+    pub fn stateless(envelope: StatelessEnvelope) -> Self {
+        Self {
+            progress_token: None,
+            envelope: Some(Box::new(envelope)),
         }
     }
 
@@ -561,16 +564,13 @@ impl RequestMeta {
 
     /// Whether it carries nothing (and so is left out of the params).
     pub fn is_empty(&self) -> bool {
-        *self == Self::default()
+        self.progress_token.is_none() && self.envelope.is_none()
     }
 
-    /// Whether it carries a key of the 2026-07-28 envelope's namespace: a sign that the request
-    /// is a stateless one.
+    /// Whether it carries a key of the 2026-07-28 envelope's namespace (read or not): a sign
+    /// that the request is a stateless one.
     pub fn is_stateless(&self) -> bool {
-        self.namespaced
-            || self.protocol_version.is_some()
-            || self.client_capabilities.is_some()
-            || self.client_info.is_some()
+        self.envelope.is_some()
     }
 
     /// Reads a `_meta` member; anything but an object carries nothing.
@@ -580,25 +580,51 @@ impl RequestMeta {
             return meta;
         };
         for (key, value) in members {
+            if key == "progressToken" {
+                meta.progress_token = match value {
+                    Value::String(token) => Some(ProgressToken::String(token)),
+                    Value::Number(token) => Some(ProgressToken::Number(token)),
+                    _ => None,
+                };
+                continue;
+            }
+            if !key.starts_with(META_NAMESPACE) {
+                continue;
+            }
+            let envelope = meta.envelope.get_or_insert_default();
             match key.as_str() {
-                "progressToken" => {
-                    meta.progress_token = match value {
-                        Value::String(token) => Some(ProgressToken::String(token)),
-                        Value::Number(token) => Some(ProgressToken::Number(token)),
-                        _ => None,
-                    };
-                }
-                META_VERSION => meta.protocol_version = string(value),
+                META_VERSION => envelope.protocol_version = string(value),
                 META_CAPABILITIES => {
-                    meta.client_capabilities =
+                    envelope.client_capabilities =
                         value.is_object().then(|| ClientCapabilities::read(&value));
                 }
-                META_CLIENT_INFO => meta.client_info = Implementation::read(value),
+                META_CLIENT_INFO => envelope.client_info = Implementation::read(value),
                 _ => {}
             }
-            meta.namespaced |= key.starts_with(META_NAMESPACE);
         }
         meta
+    }
+}
+
+impl Serialize for RequestMeta {
+    /// `progressToken`, then the envelope's keys that are set.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(token) = &self.progress_token {
+            map.serialize_entry("progressToken", token)?;
+        }
+        if let Some(envelope) = &self.envelope {
+            if let Some(version) = &envelope.protocol_version {
+                map.serialize_entry(META_VERSION, version)?;
+            }
+            if let Some(capabilities) = &envelope.client_capabilities {
+                map.serialize_entry(META_CAPABILITIES, capabilities)?;
+            }
+            if let Some(info) = &envelope.client_info {
+                map.serialize_entry(META_CLIENT_INFO, info)?;
+            }
+        }
+        map.end()
     }
 }
 
@@ -680,14 +706,19 @@ mod tests {
             META_CAPABILITIES: {"extensions": {TASKS_EXTENSION: {}}},
         }));
         assert_eq!(meta.progress_token, Some(ProgressToken::Number(3.into())));
-        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
-        assert!(meta.client_capabilities.is_some_and(|c| c.tasks));
+        let envelope = meta.envelope.as_deref().expect("an envelope");
+        assert_eq!(envelope.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(envelope.client_capabilities.is_some_and(|c| c.tasks));
         assert!(RequestMeta::read(json!({"io.modelcontextprotocol/other": 1})).is_stateless());
         let wrong = RequestMeta::read(json!({"progressToken": true, META_CAPABILITIES: []}));
         assert_eq!(wrong.progress_token, None);
-        assert_eq!(wrong.client_capabilities, None);
+        assert_eq!(
+            wrong.envelope.as_deref(),
+            Some(&StatelessEnvelope::default())
+        );
         assert!(wrong.is_stateless());
         assert!(!RequestMeta::read(json!("not an object")).is_stateless());
+        assert!(!RequestMeta::read(json!({"progressToken": "p"})).is_stateless());
     }
 
     #[test]
@@ -699,9 +730,9 @@ mod tests {
             }),
             tasks: true,
         };
-        let meta =
-            RequestMeta::stateless("2026-07-28", capabilities, Implementation::new("c", "1"))
-                .with_progress("p-1");
+        let envelope =
+            StatelessEnvelope::new("2026-07-28", capabilities, Implementation::new("c", "1"));
+        let meta = RequestMeta::stateless(envelope).with_progress("p-1");
         let call = CallToolRequestParams::new(ToolName::ReadThread, json!({"thread_id": "t"}))
             .with_meta(meta);
         let request = JsonRpcRequest::new(7u64, ClientRequest::CallTool(call));
@@ -712,12 +743,9 @@ mod tests {
             written["params"]["_meta"][META_CAPABILITIES],
             json!({"elicitation": {"form": {}, "url": {}}, "extensions": {TASKS_EXTENSION: {}}})
         );
-        let params = written["params"].clone();
-        let mut read_back = read("tools/call", params);
-        if let ClientRequest::CallTool(call) = &mut read_back {
-            // The namespace sign is the reader's own note.
-            call.meta.namespaced = false;
-        }
-        assert_eq!(read_back, request.request);
+        assert_eq!(
+            read("tools/call", written["params"].clone()),
+            request.request
+        );
     }
 }

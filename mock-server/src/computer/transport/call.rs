@@ -90,7 +90,7 @@ pub(crate) fn answered(reply: ToolReply, version: ProtocolVersion) -> Answered {
 }
 
 /// The response to request `id`: its answer, or the error that replaced it.
-fn respond(id: RequestId, answer: Answered) -> Response {
+fn respond(id: RequestId, answer: Result<impl Serialize, ErrorData>) -> Response {
     match answer {
         Ok(answer) => Reply::new(&id, answer).into_response(),
         Err(error) => error.with_id(Some(id)).into_response(),
@@ -106,25 +106,43 @@ fn respond_json(id: &RequestId, answer: Answered) -> String {
 }
 
 /// Answers `tools/call` with the tool's result, for a client on protocol `version`.
-pub(crate) async fn plain(
+///
+/// The params are taken apart before the call's future is made, so that it keeps only what the
+/// call needs (every call's future is moved into a box by the router).
+pub(crate) fn plain(
     service: Service,
     account: Arc<Account>,
     version: ProtocolVersion,
     id: RequestId,
     params: CallToolRequestParams,
+) -> impl Future<Output = Response> + Send + 'static {
+    let checked =
+        tool(&id, &params).map(|tool| (tool, params.arguments, params.meta.progress_token));
+    async move {
+        match checked {
+            Ok((tool, arguments, token)) => {
+                run_plain(service, account, version, id, tool, arguments, token).await
+            }
+            Err(error) => error.into_response(),
+        }
+    }
+}
+
+/// Runs a checked `tools/call`: at once as JSON, or on a stream when it sent a progress token.
+async fn run_plain(
+    service: Service,
+    account: Arc<Account>,
+    version: ProtocolVersion,
+    id: RequestId,
+    tool: ToolName,
+    arguments: serde_json::Value,
+    token: Option<ProgressToken>,
 ) -> Response {
-    let tool = match tool(&id, &params) {
-        Ok(tool) => tool,
-        Err(error) => return error.into_response(),
-    };
-    let CallToolRequestParams {
-        arguments, meta, ..
-    } = params;
-    let Some(token) = meta.progress_token else {
+    let Some(token) = token else {
         // One JSON response: the call runs right here, without the runner a stream needs.
         let wait = service.call_wait(None);
         let reply = tools::call(&service, &account, tool, arguments, wait).await;
-        return respond(id, answered(reply, version));
+        return respond(id, tool_result(reply, version));
     };
     let runner: Runner = Box::new(move |progress, _| {
         Box::pin(async move {

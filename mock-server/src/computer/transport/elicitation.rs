@@ -248,7 +248,7 @@ pub(crate) async fn call(
                 .into(),
         );
     }
-    let Some(responses) = params.input_responses.as_ref().and_then(Value::as_object) else {
+    let Some(responses) = params.input_responses.as_deref().and_then(Value::as_object) else {
         return invalid(
             &id,
             "Invalid params: a retry needs inputResponses keyed like the inputRequests".into(),

@@ -100,9 +100,9 @@ fn validate(
              header (equal to _meta[\"{META_VERSION}\"])"
         )));
     };
-    let meta = request.meta();
-    let meta_version = meta.protocol_version.as_deref();
-    let capabilities = meta.client_capabilities;
+    let envelope = request.meta().envelope.as_deref();
+    let meta_version = envelope.and_then(|e| e.protocol_version.as_deref());
+    let capabilities = envelope.and_then(|e| e.client_capabilities);
     let (Some(meta_version), Some(capabilities)) = (meta_version, capabilities) else {
         let mut missing = Vec::new();
         if meta_version.is_none() {
