@@ -5,11 +5,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::error::{ClientError, body_value};
 use super::tokens::ALICE_DEV_TOKEN;
+use crate::computer::model::jsonrpc::{JsonRpcMessage, RequestId};
+use crate::computer::model::lifecycle::{ClientCapabilities, Implementation};
+use crate::computer::model::request::{
+    ClientNotification, InitializeRequestParams, RequestMeta, StatelessEnvelope,
+};
 use crate::computer::{LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
 use crate::http::sse;
 
@@ -158,23 +163,6 @@ pub struct McpSession {
     /// A 2026-07-28 session: no handshake, the envelope on every request.
     stateless: bool,
     next_id: Arc<AtomicU64>,
-}
-
-/// One JSON-RPC answer.
-#[derive(Deserialize)]
-struct Answer {
-    #[serde(default)]
-    id: Value,
-    result: Option<Value>,
-    error: Option<AnswerError>,
-}
-
-/// The `error` member of a JSON-RPC answer.
-#[derive(Deserialize)]
-struct AnswerError {
-    code: i64,
-    message: String,
-    data: Option<Value>,
 }
 
 impl McpSession {
@@ -394,11 +382,8 @@ impl McpSession {
 
     /// `initialize`, then `notifications/initialized`.
     async fn initialize(&mut self) -> Result<(), ClientError> {
-        let params = json!({
-            "protocolVersion": self.protocol_version,
-            "capabilities": {},
-            "clientInfo": { "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") },
-        });
+        let params = InitializeRequestParams::new(self.protocol_version.clone(), client_info());
+        let params = to_json("initialize", &params)?;
         let (headers, result) = self.exchange("initialize", params).await?;
         let session_id = headers
             .get("mcp-session-id")
@@ -408,7 +393,10 @@ impl McpSession {
         if let Some(version) = result["protocolVersion"].as_str() {
             self.protocol_version = version.to_owned();
         }
-        let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+        let note = to_json(
+            "notifications/initialized",
+            &ClientNotification::Initialized,
+        )?;
         let (status, text) = self.post("notifications/initialized", &note).await?;
         if status != 202 {
             return Err(ClientError::Status {
@@ -444,7 +432,7 @@ impl McpSession {
     ) -> Result<(HeaderMap, Value), ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         if self.stateless {
-            self.add_envelope(&mut params);
+            add_envelope(method, &mut params)?;
         }
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         let response = self.send(method, &body).await?;
@@ -462,20 +450,21 @@ impl McpSession {
                 body: body_value(&text),
             });
         }
+        let request_id = RequestId::from(id);
         let answer = if is_stream {
-            answer_in_stream(&text, id)
+            answer_in_stream(&text, &request_id)
         } else {
-            serde_json::from_str::<Answer>(&text).ok()
+            serde_json::from_str::<JsonRpcMessage>(&text).ok()
         };
         let answer = answer
-            .filter(|answer| answer.id == json!(id))
+            .filter(|answer| answer.answers(&request_id))
             .ok_or_else(|| {
                 ClientError::protocol(method, format!("no answer to request {id} in: {text}"))
             })?;
         match (answer.result, answer.error) {
             (_, Some(error)) => Err(ClientError::JsonRpc {
                 method: method.to_owned(),
-                code: error.code,
+                code: error.code.0,
                 message: error.message,
                 data: error.data,
             }),
@@ -484,28 +473,6 @@ impl McpSession {
                 method,
                 "the answer has neither result nor error",
             )),
-        }
-    }
-
-    /// The 2026-07-28 `_meta` envelope every stateless request carries.
-    fn add_envelope(&self, params: &mut Value) {
-        if !params.is_object() {
-            *params = json!({});
-        }
-        let envelope = json!({
-            "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {
-                "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION"),
-            },
-        });
-        match params.get_mut("_meta").and_then(Value::as_object_mut) {
-            Some(meta) => {
-                if let Value::Object(envelope) = envelope {
-                    meta.extend(envelope);
-                }
-            }
-            None => params["_meta"] = envelope,
         }
     }
 
@@ -546,6 +513,42 @@ impl McpSession {
     }
 }
 
+/// Who the session says it is (`clientInfo`).
+fn client_info() -> Implementation {
+    Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION"))
+}
+
+/// `message` as a JSON value; the model's types always serialize, and a failure is reported
+/// rather than sent.
+fn to_json(method: &str, message: &impl Serialize) -> Result<Value, ClientError> {
+    serde_json::to_value(message).map_err(|error| {
+        ClientError::protocol(
+            method,
+            format!("the client could not write its request: {error}"),
+        )
+    })
+}
+
+/// Adds the 2026-07-28 `_meta` envelope every stateless request carries to `params`, after
+/// any `_meta` keys of the caller's own.
+fn add_envelope(method: &str, params: &mut Value) -> Result<(), ClientError> {
+    if !params.is_object() {
+        *params = json!({});
+    }
+    let envelope =
+        StatelessEnvelope::new(MODERN_VERSION, ClientCapabilities::default(), client_info());
+    let envelope = to_json(method, &RequestMeta::stateless(envelope))?;
+    match params.get_mut("_meta").and_then(Value::as_object_mut) {
+        Some(meta) => {
+            if let Value::Object(envelope) = envelope {
+                meta.extend(envelope);
+            }
+        }
+        None => params["_meta"] = envelope,
+    }
+    Ok(())
+}
+
 /// The `Mcp-Name` a 2026-07-28 request carries: the tool, prompt, resource or task it names.
 fn routing_name<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
     match method {
@@ -557,14 +560,12 @@ fn routing_name<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
 }
 
 /// The answer to request `id` among the messages of an event stream.
-fn answer_in_stream(text: &str, id: u64) -> Option<Answer> {
+fn answer_in_stream(text: &str, id: &RequestId) -> Option<JsonRpcMessage> {
     sse::Parser::default()
         .push_messages(text.as_bytes())
         .into_iter()
-        .filter_map(|message| serde_json::from_str::<Answer>(&message.data).ok())
-        .find(|answer| {
-            answer.id == json!(id) && (answer.result.is_some() || answer.error.is_some())
-        })
+        .filter_map(|message| serde_json::from_str::<JsonRpcMessage>(&message.data).ok())
+        .find(|answer| answer.answers(id) && (answer.result.is_some() || answer.error.is_some()))
 }
 
 /// The whole body of `response`, as text.
@@ -661,5 +662,38 @@ impl ToolResult {
             .iter()
             .find(|block| block["type"] == "text")
             .and_then(|block| block["text"].as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handshake_and_the_envelope_are_written_as_before_the_model_types() {
+        let version = env!("CARGO_PKG_VERSION");
+        let initialize = InitializeRequestParams::new("2025-11-25", client_info());
+        assert_eq!(
+            to_json("initialize", &initialize)
+                .map(|v| v.to_string())
+                .ok(),
+            Some(format!(
+                r#"{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"mock-server-session","version":"{version}"}}}}"#
+            ))
+        );
+        let mut params = json!({"name": "read_thread", "_meta": {"progressToken": "p"}});
+        assert!(add_envelope("tools/call", &mut params).is_ok());
+        assert_eq!(
+            params["_meta"].to_string(),
+            format!(
+                r#"{{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"mock-server-session","version":"{version}"}}}}"#
+            )
+        );
+        let mut bare = Value::Null;
+        assert!(add_envelope("ping", &mut bare).is_ok());
+        assert_eq!(
+            bare["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            MODERN_VERSION
+        );
     }
 }
