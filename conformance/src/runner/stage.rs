@@ -103,6 +103,9 @@ impl Stage {
                 .scenario_json(fixture)
                 .map_err(mock_server::Error::from)?;
         }
+        for fault in spec.faults {
+            builder = builder.fault(fault)?;
+        }
         if let Some(world) = fixtures::world(spec)? {
             builder = builder
                 .world_json(&world)

@@ -74,6 +74,10 @@ pub struct ScenarioSpec {
     /// Computer tasks: the runner drops the connection of the client's first `tasks/get`
     /// before its answer arrives, as a network drop would.
     pub drop_first_poll: bool,
+    /// Faults the stage puts in force before the client starts, in the mock's fault grammar
+    /// (`status=429,retry-after=1s,times=1,method=POST`; see the fault vocabulary in
+    /// `docs/faults.md`): the transport failures a scenario judges the client's answer to.
+    pub faults: &'static [&'static str],
 }
 
 /// How the client of a scenario gets its bearer token.
@@ -233,6 +237,7 @@ pub(super) const fn spec(
         drop_stream_after: 0,
         sign_in: SignIn::Token,
         drop_first_poll: false,
+        faults: &[],
     }
 }
 
