@@ -13,6 +13,7 @@ mod modern;
 mod oauth;
 mod options;
 mod pace;
+mod retry;
 mod session;
 mod sonar;
 mod wire;

@@ -10,6 +10,7 @@ mod account;
 mod agent;
 mod agent_approvals;
 mod agent_connectors;
+mod agent_faults;
 mod agent_observe;
 mod answers;
 mod approval_policy;
@@ -24,6 +25,7 @@ mod interactive;
 mod limits;
 mod oauth;
 mod outcomes;
+mod retries;
 mod rule;
 mod sonar;
 mod tasks;
@@ -65,6 +67,8 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(limits::rules());
     // Sonar: chat completions (issue 25).
     rules.extend(sonar::rules());
+    // Transport faults on the Agent API: retries and unfinished streams (issue 26).
+    rules.extend(agent_faults::rules());
     rules
 }
 

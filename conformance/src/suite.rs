@@ -2,6 +2,7 @@
 //! groups rules name to apply to many scenarios at once.
 
 mod duties;
+mod faults;
 mod sonar;
 mod spec;
 
@@ -41,8 +42,13 @@ pub const SCENARIOS: &[ScenarioSpec] = &concat::<
     { COMPUTER_AND_AGENT.len() + sonar::SCENARIOS.len() },
 >(COMPUTER_AND_AGENT, sonar::SCENARIOS);
 
-/// The Computer and Agent API scenarios: the first ones, then the duty scenarios.
+/// The Computer and Agent API scenarios: the first ones, the duty scenarios, then the fault
+/// scenarios.
 const COMPUTER_AND_AGENT: &[ScenarioSpec] =
+    &concat::<{ WITH_DUTIES.len() + faults::SCENARIOS.len() }>(WITH_DUTIES, faults::SCENARIOS);
+
+/// The first scenarios, then the duty scenarios.
+const WITH_DUTIES: &[ScenarioSpec] =
     &concat::<{ BASE.len() + duties::SCENARIOS.len() }>(BASE, duties::SCENARIOS);
 
 /// `a` then `b`, as one array (a `const` cannot chain slices otherwise).

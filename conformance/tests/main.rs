@@ -15,6 +15,8 @@ mod ci;
 mod claims;
 mod cli;
 mod docs_pages;
+mod fault_rule_checks;
+mod fault_verdicts;
 mod install;
 mod launch;
 mod library;

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::agent_conversation::{Conversation, Decision, decision_item, server_url_of, user_item};
 use super::options::ClientOptions;
 use super::pace::SendPaced;
+use super::retry::{self, RetryRules};
 use crate::error::ClientError;
 use crate::rules::ids;
 
@@ -24,6 +25,12 @@ const POLL_EVERY: Duration = Duration::from_millis(20);
 const MAX_POLLS: usize = 1500;
 /// Approval rounds before the client gives up on a conversation.
 const MAX_ROUNDS: usize = 8;
+/// The rules the client's retries follow (and break one at a time).
+const RETRIES: RetryRules = RetryRules {
+    retry_after: ids::AGENT_RATE_LIMIT_RETRY_AFTER,
+    backoff: ids::AGENT_SERVER_ERROR_BACKOFF,
+    give_up: ids::AGENT_SERVER_ERROR_GIVE_UP,
+};
 
 struct Agent {
     http: reqwest::Client,
@@ -162,29 +169,46 @@ impl Agent {
         format!("{}/v1/responses{rest}", self.base)
     }
 
+    /// Sends the request `build` makes, retrying a 429 or a 5xx as the SDKs do; the answer and
+    /// how many tries it took.
+    async fn send(
+        &self,
+        url: &str,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<(reqwest::Response, usize), ClientError> {
+        retry::send(RETRIES, self.break_rule.as_deref(), url, build).await
+    }
+
     /// POSTs a create; `Err(text)` is an API error to show the user.
     async fn create(&self, body: &Value) -> Result<Result<Value, String>, ClientError> {
         let url = self.responses("");
-        let r = self
-            .http
-            .post(&url)
-            .bearer_auth(&self.key)
-            .json(body)
-            .send_paced()
-            .await
-            .map_err(Self::err(&url))?;
-        Self::answer(&url, r).await
+        let post = || self.http.post(&url).bearer_auth(&self.key).json(body);
+        let (r, tries) = self.send(&url, post).await?;
+        let answer = Self::answer(&url, r).await?;
+        if answer.is_ok() && tries > 1 {
+            self.resend_if_breaking(&url, post).await?;
+        }
+        Ok(answer)
+    }
+
+    /// Breaking agent.answered.no-resend: a retry loop that goes once more after the answer, so
+    /// the create that was answered (and spent credits) is sent again.
+    async fn resend_if_breaking(
+        &self,
+        url: &str,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<(), ClientError> {
+        if self.breaks(ids::AGENT_ANSWERED_NO_RESEND) {
+            build().send_paced().await.map_err(Self::err(url))?;
+        }
+        Ok(())
     }
 
     async fn get(&self, id: &str) -> Result<Result<Value, String>, ClientError> {
         let url = self.responses(&format!("/{id}"));
-        let r = self
-            .http
-            .get(&url)
-            .bearer_auth(&self.key)
-            .send_paced()
-            .await
-            .map_err(Self::err(&url))?;
+        let (r, _) = self
+            .send(&url, || self.http.get(&url).bearer_auth(&self.key))
+            .await?;
         Self::answer(&url, r).await
     }
 
@@ -321,7 +345,12 @@ impl Agent {
             }
             let mut decisions = Vec::new();
             let mut undecided = false;
-            for request in &requests {
+            // Breaking the rule: of several pending requests, only the first is decided.
+            let only_first = requests.len() > 1 && self.breaks(ids::AGENT_APPROVAL_EVERY_PENDING);
+            for request in requests
+                .iter()
+                .take(if only_first { 1 } else { usize::MAX })
+            {
                 let decision = self.ask_confirm(request).await?;
                 if decision == (Decision::Approve { always: true })
                     && let Some(url) = settings
@@ -559,31 +588,42 @@ impl Agent {
 
     // ---- streaming ----
 
-    /// Streams a create; a dropped connection is resumed from the last `sequence_number`.
+    /// Streams a create; a dropped connection, or a stream that ends before its terminal event,
+    /// is resumed from the last `sequence_number`.
     async fn stream(&self, body: &Value) -> Result<Result<Value, String>, ClientError> {
         let url = self.responses("");
-        let mut request = self.http.post(&url).bearer_auth(&self.key).json(body);
+        let post = || self.http.post(&url).bearer_auth(&self.key).json(body);
         let mut cursor = Cursor::default();
+        let (mut r, tries) = self.send(&url, post).await?;
+        if tries > 1 && r.status().is_success() {
+            self.resend_if_breaking(&url, post).await?;
+        }
         for _ in 0..4 {
-            let r = request.send_paced().await.map_err(Self::err(&url))?;
             if !r.status().is_success() {
                 return Self::answer(&url, r).await;
             }
-            cursor.read(r).await;
+            let ended = cursor.read(r).await;
             if cursor.terminal.is_some() {
                 break;
             }
             let Some(id) = cursor.id.clone() else {
                 return Ok(Err("the stream ended before naming its response".into()));
             };
-            request = if self.breaks(ids::AGENT_STREAM_RESUME) {
-                self.http.post(&url).bearer_auth(&self.key).json(body)
+            if ended == StreamEnd::Clean && self.breaks(ids::AGENT_STREAM_UNFINISHED_RESUME) {
+                // Breaking the rule: a stream that ended without its terminal event is taken
+                // for the whole answer.
+                return Ok(Ok(json!({"id": id, "status": "completed", "output": []})));
+            }
+            r = if ended == StreamEnd::Dropped && self.breaks(ids::AGENT_STREAM_RESUME) {
+                post().send_paced().await.map_err(Self::err(&url))?
             } else {
                 let resume = self.responses(&format!(
                     "/{id}?stream=true&starting_after={}",
                     cursor.last.unwrap_or_default()
                 ));
-                self.http.get(resume).bearer_auth(&self.key)
+                self.send(&resume, || self.http.get(&resume).bearer_auth(&self.key))
+                    .await?
+                    .0
             };
         }
         let Some(id) = cursor.id.clone() else {
@@ -599,6 +639,15 @@ impl Agent {
     }
 }
 
+/// How a stream's body ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamEnd {
+    /// The body ended as a body should (whether or not a terminal event came).
+    Clean,
+    /// The connection broke mid-body.
+    Dropped,
+}
+
 /// What a client keeps of a stream: the response id, the last `sequence_number`, the terminal
 /// event.
 #[derive(Default)]
@@ -609,10 +658,15 @@ struct Cursor {
 }
 
 impl Cursor {
-    /// Reads frames until the stream ends or breaks.
-    async fn read(&mut self, mut r: reqwest::Response) {
+    /// Reads frames until the stream ends or breaks; says which.
+    async fn read(&mut self, mut r: reqwest::Response) -> StreamEnd {
         let mut pending = String::new();
-        while let Ok(Some(chunk)) = r.chunk().await {
+        loop {
+            let chunk = match r.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => return StreamEnd::Clean,
+                Err(_) => return StreamEnd::Dropped,
+            };
             pending.push_str(&String::from_utf8_lossy(&chunk));
             while let Some(end) = pending.find("\n\n") {
                 let frame: String = pending.drain(..end + 2).collect();

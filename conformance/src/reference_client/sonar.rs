@@ -4,7 +4,8 @@
 //!
 //! Per turn of the user's script it sends the conversation so far as `messages` with the turn's
 //! `sonar` settings (`model`, `stream`); on a 429 it waits the `Retry-After` the answer gave
-//! (real time) and sends the request again; it shows the answer with its numbered sources, and
+//! (real time) and sends the request again, after a 5xx it backs off, and after three tries it
+//! shows the error; it shows the answer with its numbered sources, and
 //! sends an answered request only once.
 
 use std::time::Duration;
@@ -13,13 +14,16 @@ use serde_json::{Value, json};
 
 use super::options::ClientOptions;
 use super::pace::SendPaced;
+use super::retry::{self, RetryRules};
 use crate::error::ClientError;
 use crate::rules::ids;
 
-/// Attempts of one request before the client gives up on 429s.
-const MAX_ATTEMPTS: usize = 4;
-/// The wait after a 429 without a readable `Retry-After`.
-const DEFAULT_WAIT: Duration = Duration::from_secs(1);
+/// The rules the client's retries follow (and break one at a time).
+const RETRIES: RetryRules = RetryRules {
+    retry_after: ids::SONAR_RATE_LIMIT_RETRY_AFTER,
+    backoff: ids::SONAR_SERVER_ERROR_BACKOFF,
+    give_up: ids::SONAR_SERVER_ERROR_GIVE_UP,
+};
 
 struct Sonar {
     http: reqwest::Client,
@@ -144,34 +148,22 @@ impl Sonar {
 
     // ---- the API ----
 
-    /// Sends `body` until it is answered, waiting out each 429's `Retry-After`; `Err(text)` is
-    /// an API error to show the user.
+    /// Sends `body` until it is answered, waiting out each 429's `Retry-After` and backing off
+    /// after a 5xx, for at most three tries; `Err(text)` is an API error to show the user.
     async fn complete(&self, body: &Value) -> Result<Result<Answer, String>, ClientError> {
-        let mut refused = 0;
-        loop {
-            let r = self.send(body).await?;
-            let status = r.status();
-            if status == reqwest::StatusCode::TOO_MANY_REQUESTS && refused + 1 < MAX_ATTEMPTS {
-                let wait = retry_after(&r).unwrap_or(DEFAULT_WAIT);
-                // Breaking the rule: the first 429 is sent again at once.
-                let skip = refused == 0 && self.breaks(ids::SONAR_RATE_LIMIT_RETRY_AFTER);
-                refused += 1;
-                if !skip {
-                    tokio::time::sleep(wait).await;
-                }
-                continue;
-            }
-            let url = self.chat_url();
-            let text = r.text().await.map_err(Self::err(&url))?;
-            if !status.is_success() {
-                return Ok(Err(format!("HTTP {status}: {text}")));
-            }
-            return Ok(Ok(if body.get("stream") == Some(&json!(true)) {
-                from_stream(&text)
-            } else {
-                from_json(&text)
-            }));
+        let url = self.chat_url();
+        let post = || self.http.post(&url).bearer_auth(&self.key).json(body);
+        let (r, _) = retry::send(RETRIES, self.break_rule.as_deref(), &url, post).await?;
+        let status = r.status();
+        let text = r.text().await.map_err(Self::err(&url))?;
+        if !status.is_success() {
+            return Ok(Err(format!("HTTP {status}: {text}")));
         }
+        Ok(Ok(if body.get("stream") == Some(&json!(true)) {
+            from_stream(&text)
+        } else {
+            from_json(&text)
+        }))
     }
 
     fn chat_url(&self) -> String {
@@ -188,16 +180,6 @@ impl Sonar {
             .await
             .map_err(Self::err(&url))
     }
-}
-
-/// The `Retry-After` of a 429, in whole seconds.
-fn retry_after(r: &reqwest::Response) -> Option<Duration> {
-    let value = r
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)?
-        .to_str()
-        .ok()?;
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
 fn citations_of(v: &Value) -> Option<Vec<String>> {

@@ -24,6 +24,7 @@ const APPROVALS: &[&str] = &[
     "agent-approval-zdr",
     "agent-approval-rounds",
     "agent-approval-rounds-zdr",
+    "agent-approval-parallel",
 ];
 /// The scenarios in which the person decides every call they are shown (Always allow too).
 const DECIDED: &[&str] = &[
@@ -34,6 +35,7 @@ const DECIDED: &[&str] = &[
     "agent-approval-rounds-zdr",
     "agent-always-allow",
     "agent-always-allow-relabelled",
+    "agent-approval-parallel",
 ];
 
 pub(super) fn rules() -> Vec<Rule> {
@@ -482,6 +484,14 @@ fn cancel_confirm(t: &Transcript) -> Outcome {
 }
 
 fn stream_resume(t: &Transcript) -> Outcome {
+    stream_resumed(t, "dropped")
+}
+
+/// The first streamed create's stream, which did not reach its terminal event (it `how`:
+/// `dropped`, `ended before its terminal event`), was resumed with `GET ?stream=true&
+/// starting_after=N` from the last `sequence_number` received, and the response was not
+/// created again.
+pub(super) fn stream_resumed(t: &Transcript, how: &str) -> Outcome {
     let Some(first) = creates(t).find(|e| !e.sse_events.is_empty()) else {
         return Outcome::Unobserved("the client never created a streamed run".into());
     };
@@ -514,7 +524,7 @@ fn stream_resume(t: &Transcript) -> Outcome {
     if let Some(again) = creates(t).find(|e| recreated(first, e)) {
         return Outcome::Violated {
             message: format!(
-                "after the stream of {id} dropped, the client created the response again instead of resuming it"
+                "after the stream of {id} {how}, the client created the response again instead of resuming it"
             ),
             evidence: vec![first.seq, again.seq],
         };
@@ -523,7 +533,7 @@ fn stream_resume(t: &Transcript) -> Outcome {
     else {
         return Outcome::Violated {
             message: format!(
-                "the stream of {id} dropped after sequence_number {}, and the client never reconnected with GET …/{id}?stream=true&starting_after=N",
+                "the stream of {id} {how} after sequence_number {}, and the client never reconnected with GET …/{id}?stream=true&starting_after=N",
                 last_seen.map_or("?".to_owned(), |n| n.to_string())
             ),
             evidence: vec![first.seq],
@@ -541,7 +551,7 @@ fn stream_resume(t: &Transcript) -> Outcome {
         };
     }
     Outcome::Pass(format!(
-        "the stream of {id} dropped after sequence_number {} and was resumed with starting_after={} (#{})",
+        "the stream of {id} {how} after sequence_number {} and was resumed with starting_after={} (#{})",
         last_seen.unwrap_or_default(),
         last_seen.unwrap_or_default(),
         resume.seq

@@ -93,6 +93,18 @@ pub(super) fn rules() -> Vec<Rule> {
             scenarios: &["agent-always-allow-relabelled"],
             check: by_server_url,
         },
+        Rule {
+            id: ids::AGENT_APPROVAL_EVERY_PENDING,
+            summary: "when one response holds several mcp_approval_request items, its continuation carries an mcp_approval_response for every one of them (deciding only the first is refused with 400 invalid_request)",
+            level: Level::Must,
+            doc: DocRef {
+                document: AGENT_MCP_DOC,
+                section: "Approvals: Approve or deny the call; Handle approval errors",
+                quote: "To continue, send previous_response_id and an mcp_approval_response for each approval request. [...] When you continue a response that has pending approval requests, the request fails with type: \"invalid_request\" if a decision is missing or invalid.",
+            },
+            scenarios: &["agent-approval-parallel"],
+            check: every_pending,
+        },
     ]
 }
 
@@ -569,5 +581,71 @@ fn by_server_url(t: &Transcript) -> Outcome {
     }
     Outcome::Pass(format!(
         "{judged} server(s) under the same label but another server_url got no never filter"
+    ))
+}
+
+fn every_pending(t: &Transcript) -> Outcome {
+    let several: Vec<_> = asking(t)
+        .into_iter()
+        .filter(|(_, requests)| requests.len() > 1)
+        .collect();
+    if several.is_empty() {
+        return Outcome::Unobserved(
+            "no response held two or more mcp_approval_request items at once".into(),
+        );
+    }
+    for (origin, requests) in &several {
+        let id = response_id(origin).unwrap_or("?");
+        let pending: Vec<&str> = requests.iter().map(|r| str_field(r, "id")).collect();
+        let decided_on = |e: &Exchange| -> Vec<String> {
+            decisions(e)
+                .iter()
+                .map(|d| str_field(d, "approval_request_id").to_owned())
+                .filter(|rid| pending.contains(&rid.as_str()))
+                .collect()
+        };
+        let Some(next) = creates(t).find(|e| e.seq > origin.seq && !decided_on(e).is_empty())
+        else {
+            return Outcome::Violated {
+                message: format!(
+                    "response {id} waited on {} approval requests at once, and no later request decided any of them",
+                    pending.len()
+                ),
+                evidence: vec![origin.seq],
+            };
+        };
+        let decided = decided_on(next);
+        let missing: Vec<&str> = pending
+            .iter()
+            .copied()
+            .filter(|rid| !decided.iter().any(|d| d == rid))
+            .collect();
+        if !missing.is_empty() {
+            let refusal = if next.status == 400 {
+                format!(
+                    "; the mock refused it with 400 {}",
+                    next.response_body
+                        .pointer("/error/type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(no error type)")
+                )
+            } else {
+                String::new()
+            };
+            return Outcome::Violated {
+                message: format!(
+                    "the continuation of {id} (#{}) decides {} of the {} approval requests pending at once; `{}` got no mcp_approval_response{refusal}",
+                    next.seq,
+                    pending.len() - missing.len(),
+                    pending.len(),
+                    missing.join("`, `")
+                ),
+                evidence: vec![origin.seq, next.seq],
+            };
+        }
+    }
+    Outcome::Pass(format!(
+        "{} response(s) with several approval requests pending at once, each continued with a decision for every one",
+        several.len()
     ))
 }

@@ -20,3 +20,5 @@ pub(crate) const MCP_AUTH_SPEC: &str = "MCP specification 2025-11-25, Authorizat
 pub(crate) const HTTP_SEMANTICS: &str = "RFC 9110, HTTP Semantics";
 /// Perplexity's cookbook article on citations in a streamed answer, for [`DocRef::document`](crate::check::DocRef::document).
 pub(crate) const STREAMING_CITATIONS_DOC: &str = "Perplexity API cookbook, Streaming citations";
+/// The official Python SDK's README (`perplexityai`: retries, errors), for [`DocRef::document`](crate::check::DocRef::document).
+pub(crate) const PYTHON_SDK_DOC: &str = "perplexityai Python SDK README";

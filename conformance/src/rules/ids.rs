@@ -135,6 +135,8 @@ pub const AGENT_ZDR_MCP_CALL_UNCHANGED: &str = "agent.zdr.mcp-call-unchanged";
 pub const AGENT_ALWAYS_ALLOW_NEVER_FILTER: &str = "agent.always-allow.never-filter";
 /// `agent.always-allow.by-server-url`
 pub const AGENT_ALWAYS_ALLOW_BY_SERVER_URL: &str = "agent.always-allow.by-server-url";
+/// `agent.approval.every-pending`
+pub const AGENT_APPROVAL_EVERY_PENDING: &str = "agent.approval.every-pending";
 /// `agent.deferred.max-steps`
 pub const AGENT_DEFERRED_MAX_STEPS: &str = "agent.deferred.max-steps";
 /// `agent.discovery-failure.shown`
@@ -222,6 +224,22 @@ pub const SONAR_RATE_LIMIT_RETRY_AFTER: &str = "sonar.rate-limit.retry-after";
 pub const SONAR_CITATIONS_SHOWN: &str = "sonar.citations.shown";
 /// `sonar.answered.no-resend`
 pub const SONAR_ANSWERED_NO_RESEND: &str = "sonar.answered.no-resend";
+/// `sonar.server-error.backoff`
+pub const SONAR_SERVER_ERROR_BACKOFF: &str = "sonar.server-error.backoff";
+/// `sonar.server-error.give-up`
+pub const SONAR_SERVER_ERROR_GIVE_UP: &str = "sonar.server-error.give-up";
+
+// ---- Agent API transport faults: retries and unfinished streams (`agent_faults.rs`; issue 26). ----
+/// `agent.rate-limit.retry-after`
+pub const AGENT_RATE_LIMIT_RETRY_AFTER: &str = "agent.rate-limit.retry-after";
+/// `agent.server-error.backoff`
+pub const AGENT_SERVER_ERROR_BACKOFF: &str = "agent.server-error.backoff";
+/// `agent.server-error.give-up`
+pub const AGENT_SERVER_ERROR_GIVE_UP: &str = "agent.server-error.give-up";
+/// `agent.answered.no-resend`
+pub const AGENT_ANSWERED_NO_RESEND: &str = "agent.answered.no-resend";
+/// `agent.stream.unfinished-resume`
+pub const AGENT_STREAM_UNFINISHED_RESUME: &str = "agent.stream.unfinished-resume";
 
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
@@ -278,6 +296,7 @@ pub const ALL: &[&str] = &[
     AGENT_ZDR_MCP_CALL_UNCHANGED,
     AGENT_ALWAYS_ALLOW_NEVER_FILTER,
     AGENT_ALWAYS_ALLOW_BY_SERVER_URL,
+    AGENT_APPROVAL_EVERY_PENDING,
     AGENT_DEFERRED_MAX_STEPS,
     AGENT_DISCOVERY_FAILURE_SHOWN,
     AGENT_CONNECTOR_POLICY_DENIED_NOT_RETRIED,
@@ -316,6 +335,14 @@ pub const ALL: &[&str] = &[
     COMPUTER_PROJECTS_PAGE_ON,
     // Sonar chat completions
     SONAR_RATE_LIMIT_RETRY_AFTER,
+    SONAR_SERVER_ERROR_BACKOFF,
+    SONAR_SERVER_ERROR_GIVE_UP,
     SONAR_CITATIONS_SHOWN,
     SONAR_ANSWERED_NO_RESEND,
+    // Agent API transport faults
+    AGENT_RATE_LIMIT_RETRY_AFTER,
+    AGENT_SERVER_ERROR_BACKOFF,
+    AGENT_SERVER_ERROR_GIVE_UP,
+    AGENT_ANSWERED_NO_RESEND,
+    AGENT_STREAM_UNFINISHED_RESUME,
 ];

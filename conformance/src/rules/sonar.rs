@@ -1,6 +1,7 @@
 //! The Sonar client rules (suite `sonar`): a 429's `Retry-After` waited out before the request
-//! goes again, the answer's citations shown to the person, and an answered request (one that
-//! spent credits) not sent again.
+//! goes again, a 5xx retried only after a backoff and given up with an error the person sees,
+//! the answer's citations shown to the person, and an answered request (one that spent credits)
+//! not sent again.
 //!
 //! Everything is read from the journal (what the client sent to `/chat/completions` ≡
 //! `/v1/chat/completions` ≡ `/v1/sonar` and what the mock answered) and the user channel's log
@@ -13,8 +14,9 @@ use serde_json::Value;
 use crate::check::{DocRef, Level, Outcome};
 use crate::transcript::Transcript;
 
-use super::documents::{HTTP_SEMANTICS, STREAMING_CITATIONS_DOC};
+use super::documents::{HTTP_SEMANTICS, PYTHON_SDK_DOC, STREAMING_CITATIONS_DOC};
 use super::ids;
+use super::retries;
 use super::rule::Rule;
 
 /// The paths a chat completion is served on (the SDKs use `/chat/completions`).
@@ -22,12 +24,15 @@ pub(crate) const CHAT_PATHS: &[&str] = &["/chat/completions", "/v1/chat/completi
 
 /// The Sonar scenarios whose answer cites sources.
 const CITED: &[&str] = &["sonar-cited-answer", "sonar-cited-stream"];
-/// Every Sonar scenario.
+/// Every Sonar scenario in which the client's request is answered in the end.
 const EVERY_SONAR: &[&str] = &[
     "sonar-cited-answer",
     "sonar-cited-stream",
     "sonar-rate-limited",
+    "sonar-server-error-transient",
 ];
+/// The Sonar scenarios whose requests fail with a 5xx.
+const SERVER_ERRORS: &[&str] = &["sonar-server-error-transient", "sonar-server-error"];
 
 pub(super) fn rules() -> Vec<Rule> {
     vec![
@@ -42,6 +47,30 @@ pub(super) fn rules() -> Vec<Rule> {
             },
             scenarios: &["sonar-rate-limited"],
             check: retry_after,
+        },
+        Rule {
+            id: ids::SONAR_SERVER_ERROR_BACKOFF,
+            summary: "after a 5xx, a chat completion is sent again only after a backoff (at least 0.25 s of real time from the answer), never at once",
+            level: Level::Should,
+            doc: DocRef {
+                document: PYTHON_SDK_DOC,
+                section: "Retries",
+                quote: "Certain errors are automatically retried 2 times by default, with a short exponential backoff.",
+            },
+            scenarios: SERVER_ERRORS,
+            check: server_error_backoff,
+        },
+        Rule {
+            id: ids::SONAR_SERVER_ERROR_GIVE_UP,
+            summary: "a chat completion the service keeps failing (5xx) is tried at most 6 times, then the client stops and shows the person an error",
+            level: Level::Must,
+            doc: DocRef {
+                document: PYTHON_SDK_DOC,
+                section: "Handling errors",
+                quote: "When the API returns a non-success status code (that is, 4xx or 5xx response), a subclass of perplexity.APIStatusError is raised",
+            },
+            scenarios: &["sonar-server-error"],
+            check: server_error_give_up,
         },
         Rule {
             id: ids::SONAR_CITATIONS_SHOWN,
@@ -82,12 +111,6 @@ fn chats(t: &Transcript) -> impl Iterator<Item = &Exchange> {
     t.exchanges.iter().filter(|e| is_chat(e))
 }
 
-/// The `Retry-After` of a response, in seconds (a whole number, as the mock sends it).
-fn retry_after_secs(e: &Exchange) -> Option<f64> {
-    let value = e.response_headers.get("retry-after")?.as_str()?;
-    value.trim().parse::<f64>().ok()
-}
-
 /// The citations a chat completion was answered with (JSON body, or the stream's last chunk
 /// that carries them).
 fn citations(e: &Exchange) -> Vec<String> {
@@ -118,41 +141,15 @@ fn shown_text(t: &Transcript) -> String {
 // ---- checks ------------------------------------------------------------------------------------
 
 fn retry_after(t: &Transcript) -> Outcome {
-    let limited: Vec<(&Exchange, f64)> = chats(t)
-        .filter(|e| e.status == 429)
-        .filter_map(|e| Some((e, retry_after_secs(e)?)))
-        .collect();
-    if limited.is_empty() {
-        return Outcome::Unobserved(
-            "no chat completion was refused with 429 and a Retry-After".into(),
-        );
-    }
-    let mut waited = 0;
-    for (refused, secs) in &limited {
-        let Some(next) = chats(t).find(|e| e.seq > refused.seq) else {
-            continue;
-        };
-        // From the answer: the client can only start waiting once it has the 429.
-        let gap = (next.real_time - refused.real_responded_at).num_milliseconds() as f64 / 1000.0;
-        if gap < *secs {
-            return Outcome::Violated {
-                message: format!(
-                    "the 429 at #{} said Retry-After: {secs}, and the next request went {gap:.3} s later (#{})",
-                    refused.seq, next.seq
-                ),
-                evidence: vec![refused.seq, next.seq],
-            };
-        }
-        waited += 1;
-    }
-    if waited == 0 {
-        return Outcome::Unobserved(
-            "the request refused with 429 was never sent again, so no wait could be judged".into(),
-        );
-    }
-    Outcome::Pass(format!(
-        "{waited} request(s) after a 429 waited out its Retry-After"
-    ))
+    retries::retry_after_waited(&chats(t).collect::<Vec<_>>(), "chat completion")
+}
+
+fn server_error_backoff(t: &Transcript) -> Outcome {
+    retries::backed_off(&chats(t).collect::<Vec<_>>(), "chat completion")
+}
+
+fn server_error_give_up(t: &Transcript) -> Outcome {
+    retries::gave_up(t, &chats(t).collect::<Vec<_>>(), "chat completion")
 }
 
 fn citations_shown(t: &Transcript) -> Outcome {
@@ -184,27 +181,9 @@ fn citations_shown(t: &Transcript) -> Outcome {
 }
 
 fn answered_no_resend(t: &Transcript) -> Outcome {
-    let all: Vec<&Exchange> = chats(t).collect();
-    let answered: Vec<&&Exchange> = all.iter().filter(|e| e.status == 200).collect();
-    if answered.is_empty() {
-        return Outcome::Unobserved("no chat completion was answered".into());
-    }
-    for first in &answered {
-        if let Some(again) = all
-            .iter()
-            .find(|e| e.seq > first.seq && e.request_body == first.request_body)
-        {
-            return Outcome::Violated {
-                message: format!(
-                    "the request answered at #{} (it spent credits) was sent again unchanged at #{}",
-                    first.seq, again.seq
-                ),
-                evidence: vec![first.seq, again.seq],
-            };
-        }
-    }
-    Outcome::Pass(format!(
-        "{} answered request(s), none sent again",
-        answered.len()
-    ))
+    retries::answered_not_resent(
+        &chats(t).collect::<Vec<_>>(),
+        |e| e.status == 200,
+        "chat completion",
+    )
 }

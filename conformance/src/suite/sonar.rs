@@ -5,6 +5,9 @@
 
 use super::spec::{ScenarioSpec, sonar};
 
+/// The fault `sonar-server-error-transient` stages: the first two chat completions get 503.
+const TWO_503S: &str = "status=503,times=2,method=POST";
+
 /// The Sonar scenarios, in the order reports list them.
 pub(super) const SCENARIOS: &[ScenarioSpec] = &[
     sonar(
@@ -31,6 +34,22 @@ pub(super) const SCENARIOS: &[ScenarioSpec] = &[
         "the first request gets 429 with Retry-After: 1; sent again after that second, it is answered",
         &["#rate-limited What is new in solar power?"],
         r##"[{"message": "#rate-limited What is new in solar power?",
+             "sonar": {"model": "sonar"}}]"##,
+    ),
+    ScenarioSpec {
+        faults: &[TWO_503S],
+        ..sonar(
+            "sonar-server-error-transient",
+            "the first two requests get 503 (a proxy's or a busy service's): retried after a backoff, the third is answered",
+            &["What is new in solar power?"],
+            r##"[{"message": "What is new in solar power?", "sonar": {"model": "sonar"}}]"##,
+        )
+    },
+    sonar(
+        "sonar-server-error",
+        "every request gets 500: the client backs off, gives up after a few tries and shows the error",
+        &["#server-error What is new in solar power?"],
+        r##"[{"message": "#server-error What is new in solar power?",
              "sonar": {"model": "sonar"}}]"##,
     ),
 ];

@@ -1,4 +1,6 @@
-//! The duties of "Agent API, MCP tool" and "Agent API, Connectors", in document order.
+//! The duties of "Agent API, MCP tool" and "Agent API, Connectors", in document order, then
+//! those of an Agent API client whose transport fails, from HTTP Semantics and the official
+//! SDK's documented retries.
 
 use super::duty::Coverage::{Excluded, Rules};
 use super::duty::Duty;
@@ -6,6 +8,8 @@ use crate::rules::ids::*;
 
 const MCP: &str = "Agent API, MCP tool";
 const CONNECTORS: &str = "Agent API, Connectors";
+const HTTP: &str = "RFC 9110, HTTP Semantics";
+const SDK: &str = "perplexityai Python SDK README";
 
 const fn duty(
     id: &'static str,
@@ -37,7 +41,7 @@ pub(super) const DUTIES: &[Duty] = &[
         MCP,
         "Approvals: Approve or deny the call",
         "To continue, send previous_response_id and an mcp_approval_response for each approval request.",
-        Rules(&[AGENT_APPROVAL_RESPOND_EACH]),
+        Rules(&[AGENT_APPROVAL_RESPOND_EACH, AGENT_APPROVAL_EVERY_PENDING]),
     ),
     duty(
         "A03",
@@ -159,5 +163,39 @@ pub(super) const DUTIES: &[Duty] = &[
         "Error handling",
         "A connector that is not connected lists no tools (\"tools\": []) and produces no error, so also watch for an empty tool list.",
         Rules(&[AGENT_CONNECTOR_EMPTY_TOOLS_NOTICED]),
+    ),
+];
+
+/// The duties of an Agent API client whose transport fails (issue 26): what HTTP Semantics asks
+/// after a 429 and of a request that is not idempotent, and what the official SDK documents
+/// doing about 5xx answers.
+pub(super) const TRANSPORT_DUTIES: &[Duty] = &[
+    duty(
+        "A20",
+        HTTP,
+        "10.2.3. Retry-After",
+        "Servers send the \"Retry-After\" header field to indicate how long the user agent ought to wait before making a follow-up request.",
+        Rules(&[AGENT_RATE_LIMIT_RETRY_AFTER]),
+    ),
+    duty(
+        "A21",
+        SDK,
+        "Retries",
+        "Certain errors are automatically retried 2 times by default, with a short exponential backoff.",
+        Rules(&[AGENT_SERVER_ERROR_BACKOFF]),
+    ),
+    duty(
+        "A22",
+        SDK,
+        "Handling errors",
+        "When the API returns a non-success status code (that is, 4xx or 5xx response), a subclass of perplexity.APIStatusError is raised",
+        Rules(&[AGENT_SERVER_ERROR_GIVE_UP]),
+    ),
+    duty(
+        "A23",
+        HTTP,
+        "9.2.2. Idempotent Methods",
+        "A client SHOULD NOT automatically retry a request with a non-idempotent method unless it has some means to know that the request semantics are [...] idempotent",
+        Rules(&[AGENT_ANSWERED_NO_RESEND]),
     ),
 ];
