@@ -28,7 +28,7 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::computer::Endpoint;
 use crate::faults::Faults;
-use crate::faults::layer::{Faulted, ForgetSession, InjectFaults};
+use crate::faults::layer::{AccountOf, Faulted, ForgetSession, Hooks, InjectFaults};
 use crate::http::body::{BodyPolicy, LimitBodies, Limited};
 use crate::http::shape::ErrorShape;
 use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
@@ -47,6 +47,8 @@ pub(crate) struct Floors {
     pub(crate) clock: Clock,
     /// The injected faults in force.
     pub(crate) faults: Faults,
+    /// Who a request acts as (for a fault kept to one account).
+    pub(crate) accounts: AccountOf,
 }
 
 /// The MCP endpoint `mcp` and the router `rest` behind the faults, the body limits and the
@@ -56,11 +58,18 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
         journal,
         clock,
         faults,
+        accounts,
     } = floors;
     let sessions = mcp.clone();
     let forget: ForgetSession = Arc::new(move |id: &str| sessions.forget_session(id));
     let surfaces = Surfaces { mcp, rest };
-    let faulted = InjectFaults::new(faults, clock.clone(), error_shapes, forget).layer(surfaces);
+    let hooks = Hooks {
+        clock: clock.clone(),
+        shapes: error_shapes,
+        forget,
+        accounts,
+    };
+    let faulted = InjectFaults::new(faults, hooks).layer(surfaces);
     let limited = LimitBodies::new(bodies).layer(faulted);
     Recorder::new(journal, clock, RECORDING).layer(limited)
 }

@@ -102,6 +102,9 @@ async fn reset(State(app): State<ControlState>) -> axum::Json<Value> {
     app.world().reset();
     app.agent().clear(app.clock().now());
     app.sonar().clear();
+    // Those given at start-up come back as they were; those added since, and every
+    // scenario's armed faults, go.
+    app.faults().reset();
     app.journal().clear();
     axum::Json(json!({"reset": true}))
 }

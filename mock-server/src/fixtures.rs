@@ -16,15 +16,16 @@
 mod agent;
 mod catalog;
 mod computer;
-mod duration;
+pub(crate) mod duration;
 mod embedded;
+mod faults;
 mod routing;
 mod schema;
 mod sonar;
 mod world;
 
 pub use agent::LoadedAgentScenario;
-pub(crate) use agent::{AgentScript, AgentStep, AgentTurn, EndStatus, Fault, ResultSpec, TurnEnd};
+pub(crate) use agent::{AgentScript, AgentStep, AgentTurn, EndStatus, ResultSpec, TurnEnd};
 pub use catalog::Catalog;
 pub(crate) use catalog::{DEFAULT_AGENT_SCENARIO, Loaded, parse_scenario};
 pub(crate) use computer::{
@@ -35,9 +36,7 @@ pub use computer::{LoadedScenario, Scenario, Settings};
 pub use duration::parse_duration;
 pub use embedded::{SCENARIO_SCHEMA, WORLD_FIXTURE, WORLD_SCHEMA, embedded_scenario};
 pub use sonar::LoadedSonarScenario;
-pub(crate) use sonar::{
-    BeforeCall, DEFAULT_SONAR_SCENARIO, SonarFault, SonarImage, SonarResult, SonarScript,
-};
+pub(crate) use sonar::{BeforeCall, DEFAULT_SONAR_SCENARIO, SonarImage, SonarResult, SonarScript};
 pub use world::Plan;
 pub(crate) use world::{
     AgentApiSettings, Connector, ConnectorState, ModeSpec, ModelSpec, OrganizationPolicy,

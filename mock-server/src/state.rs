@@ -89,10 +89,7 @@ impl AppState {
             authenticator: authenticator.clone(),
             limits: config.limits,
         });
-        let faults = faults::Faults::default();
-        for spec in &config.faults {
-            faults.add(spec.clone());
-        }
+        let faults = faults::Faults::new(config.faults.clone());
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -147,6 +144,7 @@ impl AppState {
             agent: shared.agent.clone(),
             oauth: shared.oauth.clone(),
             sonar: shared.sonar.clone(),
+            faults: shared.faults.clone(),
         });
         let oauth = oauth::OAuthState::new(oauth::OAuthSetup {
             base_url: shared.base_url.clone(),
@@ -160,6 +158,7 @@ impl AppState {
             clock: shared.clock.clone(),
             store: shared.agent.clone(),
             catalog: shared.catalog.clone(),
+            faults: shared.faults.clone(),
         });
         let sonar = sonar::SonarState::new(sonar::SonarSetup {
             authenticator: shared.authenticator.clone(),
@@ -168,6 +167,7 @@ impl AppState {
             catalog: shared.catalog.clone(),
             store: shared.sonar.clone(),
             base_url: shared.base_url.clone(),
+            faults: shared.faults.clone(),
         });
         let rest = Router::new()
             .merge(shared.computer.pages())
@@ -189,6 +189,15 @@ impl AppState {
                 journal: shared.journal.clone(),
                 clock: shared.clock.clone(),
                 faults: shared.faults.clone(),
+                accounts: {
+                    let authenticator = shared.authenticator.clone();
+                    Arc::new(move |headers: &::http::HeaderMap| {
+                        authenticator
+                            .authenticate(headers, http::auth::Audience::Any)
+                            .ok()
+                            .map(|account| account.id.clone())
+                    })
+                },
             },
             shared.computer.endpoint(),
             rest,

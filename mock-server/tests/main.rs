@@ -51,6 +51,7 @@ mod expectations;
 mod faults_cli;
 mod faults_control_api;
 mod faults_http;
+mod faults_scenarios;
 mod faults_streams;
 mod file_facts;
 mod files;

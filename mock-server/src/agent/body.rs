@@ -54,11 +54,19 @@ impl ErrorShape for AgentBodies {
             504 => "gateway_timeout",
             _ => "internal_error",
         };
+        self.typed_error(status, kind, sentence)
+    }
+
+    fn typed_error(&self, status: StatusCode, kind: &str, sentence: &str) -> Response {
         let error = ApiError::new(status, kind, api_sentence(sentence));
         with_fresh_request_id(error.into_response())
     }
 
     fn says_retry_after_ms(&self) -> bool {
+        true
+    }
+
+    fn takes_scenario_faults(&self) -> bool {
         true
     }
 }

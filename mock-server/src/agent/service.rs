@@ -4,7 +4,7 @@
 //! command and write its answer; none holds behaviour of its own.
 //!
 //! - `create`: counting the request for the rate-limit window, validation, where the
-//!   conversation stands, a scenario's injected fault, and the run in its mode;
+//!   conversation stands, a scenario's faults, and the run in its mode;
 //! - `lookups`: the commands on a response that exists (retrieve, cancel, files, forget).
 
 pub(crate) mod create;
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use super::error::ApiError;
 use super::store::{Run, Store};
 use crate::clock::Clock;
+use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
 use crate::world::Account;
 
@@ -26,15 +27,23 @@ pub(crate) struct Service {
     store: Arc<Store>,
     /// The scenarios responses follow.
     catalog: Arc<Catalog>,
+    /// The faults in force: a scenario's are taken once a request is known to follow it.
+    faults: Faults,
 }
 
 impl Service {
-    /// The service over `store`, following `catalog` on `clock`.
-    pub(crate) fn new(clock: Clock, store: Arc<Store>, catalog: Arc<Catalog>) -> Self {
+    /// The service over `store`, following `catalog` on `clock`, meeting `faults`.
+    pub(crate) fn new(
+        clock: Clock,
+        store: Arc<Store>,
+        catalog: Arc<Catalog>,
+        faults: Faults,
+    ) -> Self {
         Self {
             clock,
             store,
             catalog,
+            faults,
         }
     }
 

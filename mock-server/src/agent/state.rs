@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::service::Service;
 use super::store::Store;
 use crate::clock::Clock;
+use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
 use crate::http::auth::Authenticator;
 
@@ -27,6 +28,8 @@ pub(crate) struct AgentSetup {
     pub(crate) store: Arc<Store>,
     /// The scenarios responses follow.
     pub(crate) catalog: Arc<Catalog>,
+    /// The faults in force (the scenarios' faults are taken here).
+    pub(crate) faults: Faults,
 }
 
 /// The surface: who may call it, and its behaviour.
@@ -43,11 +46,12 @@ impl AgentState {
             clock,
             store,
             catalog,
+            faults,
         } = setup;
         Self {
             inner: Arc::new(Surface {
                 authenticator,
-                service: Service::new(clock, store, catalog),
+                service: Service::new(clock, store, catalog, faults),
             }),
         }
     }

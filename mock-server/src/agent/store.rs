@@ -236,7 +236,6 @@ pub(crate) struct ResponseSummary {
 #[derive(Debug, Default)]
 pub(crate) struct Store {
     runs: Mutex<HashMap<String, Arc<Run>>>,
-    faults: Mutex<HashMap<String, u32>>,
     /// Create requests per account in the last virtual minute, for `x-ratelimit-*`.
     recent: Mutex<HashMap<String, Vec<chrono::DateTime<chrono::Utc>>>>,
 }
@@ -300,17 +299,9 @@ impl Store {
         self.runs().remove(id)
     }
 
-    /// Counts one more injected fault for `scenario`; true while it should still fail.
-    pub(crate) fn fault_applies(&self, scenario: &str, times: Option<u32>) -> bool {
-        let mut faults = self.faults.lock();
-        let seen = faults.entry(scenario.to_owned()).or_insert(0);
-        *seen += 1;
-        times.is_none_or(|times| *seen <= times)
-    }
-
     /// Counts a create request by `account` at `now`; returns (used, reset epoch seconds) for
     /// the minute window. The mock reports the window and never enforces it on its own (a
-    /// scenario's `fault` does that).
+    /// scenario's faults do that).
     pub(crate) fn count_request(
         &self,
         account: &str,
@@ -333,7 +324,6 @@ impl Store {
         for run in runs {
             run.request_cancel(now);
         }
-        self.faults.lock().clear();
         self.recent.lock().clear();
     }
 }

@@ -9,6 +9,7 @@ use axum::extract::FromRef;
 use crate::agent;
 use crate::clock::Clock;
 use crate::computer::Computer;
+use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
 use crate::journal::Journal;
 use crate::oauth;
@@ -41,6 +42,8 @@ pub(crate) struct ControlSetup {
     pub(crate) oauth: Arc<oauth::Store>,
     /// The Sonar routes' live state (reset).
     pub(crate) sonar: Arc<sonar::Store>,
+    /// The faults in force (listed, removed, reset to those given at start-up).
+    pub(crate) faults: Faults,
 }
 
 impl ControlState {
@@ -86,6 +89,10 @@ impl ControlState {
     /// The Sonar routes' live state.
     pub(crate) fn sonar(&self) -> &sonar::Store {
         &self.inner.sonar
+    }
+    /// The faults in force.
+    pub(crate) fn faults(&self) -> &Faults {
+        &self.inner.faults
     }
 }
 

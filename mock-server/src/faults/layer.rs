@@ -1,8 +1,9 @@
 //! The one layer every surface's requests pass through on their way in (after their body was
 //! read, before the surface sees them): when a fault in force touches a request, it answers
 //! for the surface (a status in the surface's envelope, a reset), holds the request (latency),
-//! forgets its session, or reshapes the surface's answer on its way out. An exchange a fault
-//! touched carries a [`FaultNote`] for the journal.
+//! forgets its session, or reshapes the surface's answer on its way out. A scenario's faults
+//! are taken by the surface itself ([`checkpoint`](super::checkpoint)); the layer finishes
+//! them on the way out. An exchange a fault touched carries a [`FaultNote`] for the journal.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -17,7 +18,8 @@ use http_body_util::BodyExt;
 use tower::{Layer, Service};
 
 use super::body::{Shape, reset_at_once, reshape};
-use super::spec::Kind;
+use super::checkpoint::collecting;
+use super::spec::{Kind, StatusFault};
 use super::store::{Facts, Faults, Hit};
 use crate::clock::{Clock, after, to_chrono};
 use crate::http::shape::ErrorShape;
@@ -30,29 +32,35 @@ pub(crate) type ShapeFor = fn(&Method, &str) -> Option<&'static dyn ErrorShape>;
 /// Forgets an MCP session by id (the transport's handshake sessions); whether it was open.
 pub(crate) type ForgetSession = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
+/// The account a request acts as, however it authenticates (a dev token, an OAuth access
+/// token, an API key), or `None` when it does not.
+pub(crate) type AccountOf = Arc<dyn Fn(&http::HeaderMap) -> Option<String> + Send + Sync>;
+
+/// What the layer stands on besides the faults: the clock their waits run on, and the
+/// surfaces' parts it calls.
+#[derive(Clone)]
+pub(crate) struct Hooks {
+    /// Virtual time.
+    pub(crate) clock: Clock,
+    /// The envelope each path answers in.
+    pub(crate) shapes: ShapeFor,
+    /// Forgets an MCP session.
+    pub(crate) forget: ForgetSession,
+    /// Who a request acts as.
+    pub(crate) accounts: AccountOf,
+}
+
 /// The layer that applies the faults in force.
 #[derive(Clone)]
 pub(crate) struct InjectFaults {
     faults: Faults,
-    clock: Clock,
-    shapes: ShapeFor,
-    forget: ForgetSession,
+    hooks: Hooks,
 }
 
 impl InjectFaults {
-    /// Applies `faults` on `clock`, answering in the envelope `shapes` gives each path.
-    pub(crate) fn new(
-        faults: Faults,
-        clock: Clock,
-        shapes: ShapeFor,
-        forget: ForgetSession,
-    ) -> Self {
-        Self {
-            faults,
-            clock,
-            shapes,
-            forget,
-        }
+    /// Applies `faults` with `hooks`.
+    pub(crate) fn new(faults: Faults, hooks: Hooks) -> Self {
+        Self { faults, hooks }
     }
 }
 
@@ -88,13 +96,15 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        // The fast path: no fault in force costs one atomic read.
-        if !self.injector.faults.any() {
-            return Either::Left(self.inner.call(request));
-        }
-        let Some(shape) = (self.injector.shapes)(request.method(), request.uri().path()) else {
+        let Some(shape) = (self.injector.hooks.shapes)(request.method(), request.uri().path())
+        else {
             return Either::Left(self.inner.call(request));
         };
+        // The fast path: no fault in force costs one atomic read, on a surface that takes no
+        // scenario's faults itself.
+        if !self.injector.faults.any() && !shape.takes_scenario_faults() {
+            return Either::Left(self.inner.call(request));
+        }
         let clone = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, clone);
         let injector = self.injector.clone();
@@ -124,6 +134,31 @@ async fn inject<S>(
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
+    let (hit, request) = if injector.faults.any() {
+        take(&injector, request).await
+    } else {
+        (None, request)
+    };
+    let (mut response, hit) = match hit {
+        Some(hit) => (apply(&injector, shape, &hit, inner, request).await, hit),
+        None if shape.takes_scenario_faults() => {
+            let (response, taken) = collecting(run(inner, request)).await;
+            let Some(hit) = taken else {
+                return response;
+            };
+            (finish(&injector, &hit.kind, response).await, hit)
+        }
+        None => return run(inner, request).await,
+    };
+    response.extensions_mut().insert(FaultNote {
+        fault: hit.note(),
+        no_head: matches!(hit.kind, Kind::ResetBeforeHeaders),
+    });
+    response
+}
+
+/// The fault the layer applies that touches `request`, if any, and the request to go on with.
+async fn take(injector: &InjectFaults, request: Request) -> (Option<Hit>, Request) {
     let (parts, body) = request.into_parts();
     // The body was read whole by the body limit: collecting it again costs no copy.
     let (bytes, body) = if injector.faults.reads_bodies() {
@@ -136,29 +171,22 @@ where
     } else {
         (bytes::Bytes::new(), body)
     };
+    let account = if injector.faults.reads_accounts() {
+        (injector.hooks.accounts)(&parts.headers)
+    } else {
+        None
+    };
     let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
-    let key = header("authorization").and_then(|v| {
-        v.strip_prefix("Bearer ")
-            .or_else(|| v.strip_prefix("bearer "))
-    });
     let facts = Facts {
         method: parts.method.as_str(),
         path: parts.uri.path(),
         session: header("mcp-session-id"),
-        key,
+        key: crate::http::auth::bearer_token(&parts.headers),
+        account: account.as_deref(),
         body: &bytes,
     };
-    let hit = injector.faults.take(&facts);
-    let request = Request::from_parts(parts, body);
-    let Some(hit) = hit else {
-        return run(inner, request).await;
-    };
-    let mut response = apply(&injector, shape, &hit, inner, request).await;
-    response.extensions_mut().insert(FaultNote {
-        fault: hit.note(),
-        no_head: matches!(hit.kind, Kind::ResetBeforeHeaders),
-    });
-    response
+    let hit = injector.faults.take(&facts, injector.hooks.clock.now());
+    (hit, Request::from_parts(parts, body))
 }
 
 async fn apply<S>(
@@ -171,23 +199,14 @@ async fn apply<S>(
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let reshaped = |response: Response, body_shape: Shape| {
-        let (mut parts, body) = response.into_parts();
-        if !matches!(body_shape, Shape::Dribble { .. } | Shape::ResetAfter { .. }) {
-            // The events change the body's length; a cut declares the whole one itself.
-            parts.headers.remove(header::CONTENT_LENGTH);
-        }
-        Response::from_parts(parts, reshape(body, body_shape, injector.clock.clone()))
-    };
+    let clock = &injector.hooks.clock;
     match &hit.kind {
-        Kind::Status {
-            status,
-            retry_after,
-        } => status_answer(shape, hit, *status, *retry_after),
+        Kind::Status(status) => status_answer(shape, hit, status),
         Kind::ResetBeforeHeaders => Response::new(reset_at_once()),
         Kind::Latency(delay) => {
-            let deadline = after(injector.clock.now(), to_chrono(*delay));
-            injector.clock.block_until(deadline).await;
+            clock
+                .block_until(after(clock.now(), to_chrono(*delay)))
+                .await;
             run(inner, request).await
         }
         Kind::ForgetSession => {
@@ -196,86 +215,115 @@ where
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
             {
-                (injector.forget)(session);
+                (injector.hooks.forget)(session);
             }
             // The transport answers for itself: the session is unknown to it now.
             run(inner, request).await
         }
-        Kind::ResetMidBody { after_bytes } => {
+        kind => {
             let response = run(inner, request).await;
-            reshaped(
-                response,
-                Shape::ResetAfter {
-                    after_bytes: *after_bytes,
-                },
-            )
-        }
-        Kind::EndAfterEvents { events, strip_ids } => {
-            let response = run(inner, request).await;
-            reshaped(
-                response,
-                Shape::EndAfterEvents {
-                    events: *events,
-                    strip_ids: *strip_ids,
-                },
-            )
-        }
-        Kind::MalformedEvent { event } => {
-            let response = run(inner, request).await;
-            reshaped(response, Shape::MalformedEvent { event: *event })
-        }
-        Kind::Dribble { bytes, every } => {
-            let response = run(inner, request).await;
-            reshaped(
-                response,
-                Shape::Dribble {
-                    bytes: *bytes,
-                    every: *every,
-                },
-            )
-        }
-        Kind::CutBody { bytes } => {
-            let response = run(inner, request).await;
-            cut(response, *bytes, injector.clock.clone()).await
+            finish(injector, kind, response).await
         }
     }
 }
 
-/// The answer a status fault gives: the surface's envelope, with the delay to wait.
-fn status_answer(
-    shape: &dyn ErrorShape,
-    hit: &Hit,
-    status: StatusCode,
-    retry_after: Option<std::time::Duration>,
-) -> Response {
-    let wait = retry_after.map(|d| {
-        let seconds = d.as_secs() + u64::from(d.subsec_nanos() > 0);
-        format!("retry after {seconds} s (Retry-After)")
-    });
+/// What a fault does to an answer the surface gave: the body reshaped, or (for a scenario's
+/// fault, which the surface took) the answer held for its latency or replaced by a reset.
+async fn finish(injector: &InjectFaults, kind: &Kind, response: Response) -> Response {
+    let clock = injector.hooks.clock.clone();
+    let reshaped = |response: Response, body_shape: Shape| {
+        let (mut parts, body) = response.into_parts();
+        if !matches!(body_shape, Shape::Dribble { .. } | Shape::ResetAfter { .. }) {
+            // The events change the body's length; a cut declares the whole one itself.
+            parts.headers.remove(header::CONTENT_LENGTH);
+        }
+        Response::from_parts(parts, reshape(body, body_shape, clock.clone()))
+    };
+    match kind {
+        // The surface answered in its own envelope.
+        Kind::Status(_) | Kind::ForgetSession => response,
+        Kind::ResetBeforeHeaders => Response::new(reset_at_once()),
+        Kind::Latency(delay) => {
+            clock
+                .block_until(after(clock.now(), to_chrono(*delay)))
+                .await;
+            response
+        }
+        Kind::ResetMidBody { after_bytes } => reshaped(
+            response,
+            Shape::ResetAfter {
+                after_bytes: *after_bytes,
+            },
+        ),
+        Kind::EndAfterEvents { events, strip_ids } => reshaped(
+            response,
+            Shape::EndAfterEvents {
+                events: *events,
+                strip_ids: *strip_ids,
+            },
+        ),
+        Kind::MalformedEvent { event } => {
+            reshaped(response, Shape::MalformedEvent { event: *event })
+        }
+        Kind::Dribble { bytes, every } => reshaped(
+            response,
+            Shape::Dribble {
+                bytes: *bytes,
+                every: *every,
+            },
+        ),
+        Kind::CutBody { bytes } => cut(response, *bytes, clock.clone()).await,
+    }
+}
+
+/// The answer a status fault the layer applies gives: the surface's envelope, with the delay
+/// to wait, and a message saying it is the mock's injected fault (unless the spec gives one).
+fn status_answer(shape: &dyn ErrorShape, hit: &Hit, fault: &StatusFault) -> Response {
+    let status = fault.status;
+    let wait = fault
+        .retry_after
+        .map(|d| format!("retry after {} s (Retry-After)", whole_seconds(d)));
     let advice = match (status, wait) {
         (_, Some(wait)) => wait,
         (StatusCode::TOO_MANY_REQUESTS, None) => "slow down, then retry".to_owned(),
         _ => "retry the request; an answered non-idempotent call must not be resent".to_owned(),
     };
     let reason = status.canonical_reason().unwrap_or("Error");
-    let sentence = format!(
-        "{reason} (the mock's injected fault {}): {advice}. DELETE /_mock/faults removes it.",
-        hit.id
-    );
-    let mut response = shape.error(status, &sentence);
-    if let Some(delay) = retry_after {
-        let seconds = delay.as_secs() + u64::from(delay.subsec_nanos() > 0);
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    let sentence = fault.message.clone().unwrap_or_else(|| {
+        format!(
+            "{reason} (the mock's injected fault {}): {advice}. DELETE /_mock/faults removes it.",
+            hit.id
+        )
+    });
+    let mut response = match &fault.error_type {
+        Some(kind) => shape.typed_error(status, kind, &sentence),
+        None => shape.error(status, &sentence),
+    };
+    let headers = response.headers_mut();
+    if let Some(delay) = fault.retry_after {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(whole_seconds(delay)));
         if shape.says_retry_after_ms() {
             let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
-            response
-                .headers_mut()
-                .insert("retry-after-ms", HeaderValue::from(ms));
+            headers.insert("retry-after-ms", HeaderValue::from(ms));
         }
     }
+    if let Some(ms) = fault.retry_after_ms
+        && shape.says_retry_after_ms()
+    {
+        headers.insert("retry-after-ms", HeaderValue::from(ms));
+    }
+    if let Some(retry) = fault.should_retry {
+        headers.insert(
+            "x-should-retry",
+            HeaderValue::from_static(if retry { "true" } else { "false" }),
+        );
+    }
     response
+}
+
+/// A delay in whole seconds, rounded up, as `Retry-After` says it.
+fn whole_seconds(delay: std::time::Duration) -> u64 {
+    delay.as_secs() + u64::from(delay.subsec_nanos() > 0)
 }
 
 /// The answer with its whole length declared but only its first `bytes` bytes sent.

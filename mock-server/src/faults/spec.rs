@@ -1,7 +1,9 @@
 //! The fault vocabulary: what a fault does ([`Kind`]) and which requests it touches
 //! ([`Scope`]), read from one grammar whichever door it came through: the compact text of
 //! `mock-server --fault SPEC` (`status=429,retry-after=2s,times=1,path=/chat/completions`), or
-//! a JSON object with the same keys (`POST /_mock/faults`, a scenario's `faults`).
+//! a JSON object with the same keys (`POST /_mock/faults`, a scenario's `faults`). A
+//! scenario's older `agent.fault` and `sonar.fault` objects are read into the same types
+//! ([`StatusFault::scripted`]).
 //!
 //! `docs/faults.md` is the reference for users; the sentences here are what a bad spec is
 //! refused with.
@@ -11,7 +13,7 @@ use std::time::Duration;
 use http::StatusCode;
 use serde_json::Value;
 
-use crate::fixtures::parse_duration;
+use crate::fixtures::duration::parse_duration;
 use crate::journal::fingerprint;
 
 /// One fault: what it does and which requests it touches.
@@ -26,13 +28,8 @@ pub(crate) struct FaultSpec {
 /// What a fault does.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Kind {
-    /// Answer with this status (429, 500, 502, 503) in the surface's error envelope.
-    Status {
-        /// 429, 500, 502 or 503.
-        status: StatusCode,
-        /// The `Retry-After` delay (and the Agent API's `retry-after-ms`), if any.
-        retry_after: Option<Duration>,
-    },
+    /// Answer with an error status in the surface's error envelope.
+    Status(StatusFault),
     /// Close the connection before the response head: the client sees no status.
     ResetBeforeHeaders,
     /// Send the head and the first `after_bytes` bytes of the body, then close the connection.
@@ -88,6 +85,59 @@ pub(crate) struct Scope {
     pub(crate) session: Option<String>,
     /// The API key or access token (`Authorization: Bearer KEY`).
     pub(crate) key: Option<String>,
+    /// The account the request acts as, however it authenticates (a dev token, an OAuth
+    /// access token, an API key).
+    pub(crate) account: Option<String>,
+}
+
+/// A status fault: the status, the delay it asks the client to wait, and what its envelope
+/// says.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StatusFault {
+    /// 429, 500, 502 or 503 (a scenario's older `fault` object may give any error status).
+    pub(crate) status: StatusCode,
+    /// The delay said in `Retry-After` (and on the Agent API also in `retry-after-ms`).
+    pub(crate) retry_after: Option<Duration>,
+    /// The delay said in the Agent API's `retry-after-ms` alone, in milliseconds (as the live
+    /// API does); the other surfaces have no such header.
+    pub(crate) retry_after_ms: Option<u64>,
+    /// The envelope's `type`, instead of the one the surface gives the status.
+    pub(crate) error_type: Option<String>,
+    /// The envelope's message, instead of the surface's own sentence.
+    pub(crate) message: Option<String>,
+    /// `x-should-retry`, which the Agent API's SDKs obey before anything else.
+    pub(crate) should_retry: Option<bool>,
+    /// After a 429 with a delay, every request the fault would touch before the delay has
+    /// passed (virtual time) is refused again with the time left, as a rate limiter does;
+    /// those refusals do not count towards `times`.
+    pub(crate) hold: bool,
+}
+
+impl StatusFault {
+    /// A bare status: no delay, the surface's own envelope.
+    pub(crate) fn new(status: StatusCode) -> Self {
+        Self {
+            status,
+            retry_after: None,
+            retry_after_ms: None,
+            error_type: None,
+            message: None,
+            should_retry: None,
+            hold: false,
+        }
+    }
+
+    /// A scenario's older `agent.fault` or `sonar.fault` object, for `times` requests: any
+    /// error status, answered in the surface's envelope.
+    pub(crate) fn scripted(self, times: Option<u32>) -> FaultSpec {
+        FaultSpec {
+            kind: Kind::Status(self),
+            scope: Scope {
+                times: times.map(u64::from),
+                ..Scope::default()
+            },
+        }
+    }
 }
 
 /// Why a spec was refused: a sentence naming the part at fault and what is accepted.
@@ -104,6 +154,16 @@ pub(crate) struct SpecError {
 const KINDS: &str = "status=429|500|502|503, reset=before-headers|mid-body, \
                      end-after-events=N, malformed-event=N, latency=DURATION, dribble=BYTES, \
                      cut-body=BYTES or forget-session";
+
+/// The options that go with `status` only.
+const STATUS_OPTIONS: &[&str] = &[
+    "retry-after",
+    "retry-after-ms",
+    "type",
+    "message",
+    "should-retry",
+    "hold",
+];
 
 impl FaultSpec {
     /// Reads the compact text form: `key=value` items (or a bare `forget-session`) separated
@@ -136,6 +196,7 @@ impl FaultSpec {
             let value = match value {
                 Value::String(text) => Some(text.clone()),
                 Value::Number(n) => Some(n.to_string()),
+                Value::Bool(retry) if key == "should-retry" => Some(retry.to_string()),
                 Value::Bool(true) => None,
                 other => {
                     return Err(SpecError {
@@ -156,7 +217,8 @@ impl FaultSpec {
         };
         let mut kind = None;
         let mut scope = Scope::default();
-        let mut retry_after = None;
+        let mut status_options = StatusFault::new(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut status_option_given = None;
         let mut after_bytes = None;
         let mut every = None;
         let mut strip_ids = None;
@@ -191,10 +253,7 @@ impl FaultSpec {
                             )));
                         }
                     };
-                    set_kind(Kind::Status {
-                        status,
-                        retry_after: None,
-                    })?;
+                    set_kind(Kind::Status(StatusFault::new(status)))?;
                 }
                 "reset" => match value()?.as_str() {
                     "before-headers" => set_kind(Kind::ResetBeforeHeaders)?,
@@ -237,7 +296,31 @@ impl FaultSpec {
                     }
                     set_kind(Kind::ForgetSession)?;
                 }
-                "retry-after" => retry_after = Some(duration(key, &value()?).map_err(refuse)?),
+                "retry-after" => {
+                    status_options.retry_after = Some(duration(key, &value()?).map_err(refuse)?);
+                }
+                "retry-after-ms" => {
+                    status_options.retry_after_ms = Some(number(key, &value()?).map_err(refuse)?);
+                }
+                "type" => status_options.error_type = Some(value()?),
+                "message" => status_options.message = Some(value()?),
+                "should-retry" => {
+                    status_options.should_retry = Some(match value()?.as_str() {
+                        "true" => true,
+                        "false" => false,
+                        other => {
+                            return Err(refuse(format!(
+                                "should-retry must be `true` or `false`, not `{other}`"
+                            )));
+                        }
+                    });
+                }
+                "hold" => {
+                    if given.is_some() {
+                        return Err(refuse("`hold` takes no value".into()));
+                    }
+                    status_options.hold = true;
+                }
                 "after-bytes" => after_bytes = Some(number(key, &value()?).map_err(refuse)?),
                 "every" => every = Some(duration(key, &value()?).map_err(refuse)?),
                 "event-ids" => {
@@ -272,25 +355,42 @@ impl FaultSpec {
                 "scenario" => scope.scenario = Some(value()?.trim_start_matches('#').to_owned()),
                 "session" => scope.session = Some(value()?),
                 "key" => scope.key = Some(value()?),
+                "account" => scope.account = Some(value()?),
                 other => {
                     return Err(refuse(format!(
                         "unknown key `{other}`; a fault is one of {KINDS}, scoped by times, \
-                         path, method, tool, scenario, session or key"
+                         path, method, tool, scenario, session, key or account"
                     )));
                 }
+            }
+            if STATUS_OPTIONS.contains(&key.as_str()) {
+                status_option_given.get_or_insert_with(|| key.clone());
             }
         }
         let mut kind = kind.ok_or_else(|| refuse(format!("say what it does: one of {KINDS}")))?;
         let option_for =
             |option: &str, wanted: &str| refuse(format!("`{option}` goes with `{wanted}` only"));
-        match (&mut kind, retry_after) {
-            (
-                Kind::Status {
-                    retry_after: slot, ..
-                },
-                Some(delay),
-            ) => *slot = Some(delay),
-            (_, Some(_)) => return Err(option_for("retry-after", "status")),
+        match (&mut kind, status_option_given) {
+            (Kind::Status(fault), Some(_)) => {
+                if status_options.retry_after.is_some() && status_options.retry_after_ms.is_some() {
+                    return Err(refuse(
+                        "give the delay once: `retry-after` (both headers) or `retry-after-ms` \
+                         (the Agent API's own header alone)"
+                            .into(),
+                    ));
+                }
+                if status_options.hold
+                    && (fault.status != StatusCode::TOO_MANY_REQUESTS
+                        || status_options.retry_after.is_none())
+                {
+                    return Err(refuse(
+                        "`hold` needs `status=429` and a `retry-after` to hold for".into(),
+                    ));
+                }
+                status_options.status = fault.status;
+                *fault = status_options;
+            }
+            (_, Some(option)) => return Err(option_for(&option, "status")),
             _ => {}
         }
         match (&mut kind, after_bytes) {
@@ -330,6 +430,7 @@ impl FaultSpec {
             ("tool", &scope.tool),
             ("scenario", &scope.scenario),
             ("session", &scope.session),
+            ("account", &scope.account),
         ] {
             if let Some(value) = value {
                 items.push(format!("{key}={value}"));
@@ -346,16 +447,7 @@ impl FaultSpec {
 impl std::fmt::Display for Kind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Status {
-                status,
-                retry_after,
-            } => {
-                write!(f, "status={}", status.as_u16())?;
-                if let Some(delay) = retry_after {
-                    write!(f, ",retry-after={}", shown_duration(*delay))?;
-                }
-                Ok(())
-            }
+            Self::Status(fault) => write!(f, "{fault}"),
             Self::ResetBeforeHeaders => write!(f, "reset=before-headers"),
             Self::ResetMidBody { after_bytes } => {
                 write!(f, "reset=mid-body,after-bytes={after_bytes}")
@@ -375,6 +467,32 @@ impl std::fmt::Display for Kind {
             Self::CutBody { bytes } => write!(f, "cut-body={bytes}"),
             Self::ForgetSession => write!(f, "forget-session"),
         }
+    }
+}
+
+/// A status fault in the compact form (`status=429,retry-after=2s,hold`).
+impl std::fmt::Display for StatusFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "status={}", self.status.as_u16())?;
+        if let Some(delay) = self.retry_after {
+            write!(f, ",retry-after={}", shown_duration(delay))?;
+        }
+        if let Some(ms) = self.retry_after_ms {
+            write!(f, ",retry-after-ms={ms}")?;
+        }
+        if let Some(kind) = &self.error_type {
+            write!(f, ",type={kind}")?;
+        }
+        if let Some(message) = &self.message {
+            write!(f, ",message={message}")?;
+        }
+        if let Some(retry) = self.should_retry {
+            write!(f, ",should-retry={retry}")?;
+        }
+        if self.hold {
+            write!(f, ",hold")?;
+        }
+        Ok(())
     }
 }
 
@@ -411,10 +529,10 @@ mod tests {
         assert_eq!(
             spec,
             Ok(FaultSpec {
-                kind: Kind::Status {
-                    status: StatusCode::TOO_MANY_REQUESTS,
+                kind: Kind::Status(StatusFault {
                     retry_after: Some(Duration::from_secs(2)),
-                },
+                    ..StatusFault::new(StatusCode::TOO_MANY_REQUESTS)
+                }),
                 scope: Scope {
                     times: Some(1),
                     path: Some("/chat/completions".into()),

@@ -37,6 +37,14 @@ impl ErrorShape for SonarBodies {
             504 => "gateway_timeout",
             _ => "internal_error",
         };
+        self.typed_error(status, kind, sentence)
+    }
+
+    fn typed_error(&self, status: StatusCode, kind: &str, sentence: &str) -> Response {
         SonarError::new(status, kind, sentence).into_response()
+    }
+
+    fn takes_scenario_faults(&self) -> bool {
+        true
     }
 }

@@ -1,6 +1,7 @@
 //! What every paid Sonar request passes before it is answered, in order: the documented rate
 //! limit (a 429 with `Retry-After`), a refusal its scenario scripts before the call, the
-//! account's credits (a 402 naming the billing page), and its scenario's fault. Then what it
+//! account's credits (a 402 naming the billing page), and its scenario's faults (kept to each
+//! account's requests of it). Then what it
 //! spends, and the line the dashboard shows for it.
 
 use std::time::Duration;
@@ -9,9 +10,11 @@ use chrono::{DateTime, TimeDelta, Utc};
 use http::StatusCode;
 
 use super::state::SonarState;
-use super::store::{Call, FaultHit};
+use super::store::Call;
 use super::wire::error::SonarError;
-use crate::fixtures::{BeforeCall, LoadedSonarScenario, SonarFault};
+use crate::faults::spec::StatusFault;
+use crate::faults::store::Conversation;
+use crate::fixtures::{BeforeCall, LoadedSonarScenario};
 use crate::world::{Account, CreditRefusal};
 
 /// A rate limit: so many requests per window, counted per account in a bucket.
@@ -69,10 +72,14 @@ pub(crate) fn admit(
         let billing = format!("{}/_mock/billing/{}", app.base_url(), account.id);
         return Err(credit_refusal(&refusal, &billing, &account.id));
     }
-    if let Some(fault) = &script.fault
-        && let Some(hit) = app.store().fault(&account.id, &scenario.name, fault, now)
-    {
-        return Err(fault_error(fault, hit, now));
+    let conversation = Conversation {
+        surface: "Sonar",
+        scenario: &scenario.name,
+        account: &account.id,
+        faults: &script.faults,
+    };
+    if let Some(fault) = app.faults().in_conversation(&conversation, now) {
+        return Err(fault_error(&fault, now));
     }
     Ok(())
 }
@@ -144,9 +151,11 @@ fn credit_refusal(refusal: &CreditRefusal, billing: &str, account: &str) -> Sona
     SonarError::new(StatusCode::PAYMENT_REQUIRED, kind, message)
 }
 
-fn fault_error(fault: &SonarFault, hit: FaultHit, now: DateTime<Utc>) -> SonarError {
-    let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let (kind, message) = match fault.status {
+/// The answer a scenario's status fault gives: the type and message the live API gives the
+/// status unless the fault says otherwise, and the delay (a held 429's: the time left).
+fn fault_error(fault: &StatusFault, now: DateTime<Utc>) -> SonarError {
+    let status = fault.status;
+    let (kind, message) = match status.as_u16() {
         429 => (
             "rate_limit_exceeded",
             "rate limit exceeded: wait for the Retry-After seconds, then send the request again",
@@ -178,12 +187,12 @@ fn fault_error(fault: &SonarFault, hit: FaultHit, now: DateTime<Utc>) -> SonarEr
     };
     let mut error = SonarError::new(
         status,
-        fault.kind.as_deref().unwrap_or(kind),
+        fault.error_type.as_deref().unwrap_or(kind),
         fault.message.clone().unwrap_or_else(|| message.to_owned()),
     );
-    if let Some(wait) = hit.retry_after {
+    if let Some(wait) = fault.retry_after {
         error = error.header("retry-after", seconds(wait));
-        if fault.status == 429 {
+        if status == StatusCode::TOO_MANY_REQUESTS {
             error = error
                 .header("x-ratelimit-remaining", 0)
                 .header("x-ratelimit-reset", now.timestamp() + seconds(wait) as i64);

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::store::Store;
 use crate::clock::Clock;
+use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
 use crate::http::auth::Authenticator;
 use crate::world::World;
@@ -26,11 +27,13 @@ pub(crate) struct SonarSetup {
     pub(crate) world: Arc<World>,
     /// The scenarios requests follow.
     pub(crate) catalog: Arc<Catalog>,
-    /// Rate-limit windows, scripted faults, async jobs, the call log (shared with the
+    /// Rate-limit windows, async jobs, the call log (shared with the
     /// control API's reset and the dashboard).
     pub(crate) store: Arc<Store>,
     /// The base URL of the pages the mock hands out (the billing page).
     pub(crate) base_url: String,
+    /// The faults in force (the scenarios' faults are taken at the gate).
+    pub(crate) faults: Faults,
 }
 
 impl SonarState {
@@ -64,5 +67,9 @@ impl SonarState {
     /// The base URL the mock hands out.
     pub(crate) fn base_url(&self) -> &str {
         &self.inner.base_url
+    }
+    /// The faults in force.
+    pub(crate) fn faults(&self) -> &Faults {
+        &self.inner.faults
     }
 }

@@ -1,6 +1,6 @@
 //! What the Sonar surface remembers while the mock runs, behind one lock: each account's
-//! requests in the rate-limit window, how far each scripted fault has got for each account, the
-//! async jobs, and a log of recent calls for the dashboard. `POST /_mock/reset` forgets it all.
+//! requests in the rate-limit window, the async jobs, and a log of recent calls for the
+//! dashboard (a scenario's faults are the fault store's). `POST /_mock/reset` forgets it all.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -11,8 +11,6 @@ use serde::Serialize;
 
 use super::jobs::Job;
 use super::wire::jobs::{AsyncJob, AsyncSummary};
-use crate::clock::{after, to_chrono};
-use crate::fixtures::SonarFault;
 
 /// The most jobs kept (over all accounts); the oldest are forgotten first.
 const MAX_JOBS: usize = 10_000;
@@ -29,27 +27,10 @@ pub(crate) struct Store {
 struct State {
     /// Request times inside the window, per account and rate-limit bucket.
     windows: HashMap<(String, &'static str), VecDeque<DateTime<Utc>>>,
-    /// Scripted faults played, per account and scenario.
-    faults: HashMap<(String, String), FaultState>,
     /// Async jobs, oldest first.
     jobs: VecDeque<Job>,
     /// Recent calls, oldest first.
     calls: VecDeque<Call>,
-}
-
-#[derive(Debug, Default)]
-struct FaultState {
-    /// Requests refused so far.
-    served: u32,
-    /// A 429's `Retry-After` runs until then: requests before it are refused again.
-    blocked_until: Option<DateTime<Utc>>,
-}
-
-/// A scripted fault that applies to this request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FaultHit {
-    /// The `Retry-After` to send.
-    pub(crate) retry_after: Option<Duration>,
 }
 
 /// One call, for the dashboard (`GET /_mock/sonar`).
@@ -99,43 +80,6 @@ impl Store {
         }
         times.push_back(now);
         Ok(())
-    }
-
-    /// Whether `fault` of `scenario` refuses this request of `account`: the first `times`
-    /// requests (every one without `times`), and, after a 429 with a `Retry-After`, every
-    /// request before that time has passed.
-    pub(crate) fn fault(
-        &self,
-        account: &str,
-        scenario: &str,
-        fault: &SonarFault,
-        now: DateTime<Utc>,
-    ) -> Option<FaultHit> {
-        let mut state = self.state.lock();
-        let played = state
-            .faults
-            .entry((account.to_owned(), scenario.to_owned()))
-            .or_default();
-        if let Some(until) = played.blocked_until
-            && now < until
-        {
-            let left = (until - now).to_std().unwrap_or(Duration::ZERO);
-            return Some(FaultHit {
-                retry_after: Some(left),
-            });
-        }
-        if fault.times.is_some_and(|times| played.served >= times) {
-            return None;
-        }
-        played.served = played.served.saturating_add(1);
-        if fault.status == 429
-            && let Some(wait) = fault.retry_after
-        {
-            played.blocked_until = Some(after(now, to_chrono(wait)));
-        }
-        Some(FaultHit {
-            retry_after: fault.retry_after,
-        })
     }
 
     /// Keeps a new job; returns it as `GET` shows it now.
@@ -240,17 +184,6 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn fault(status: u16, times: Option<u32>, retry_after: Option<Duration>) -> SonarFault {
-        SonarFault {
-            status,
-            kind: None,
-            message: None,
-            retry_after,
-            should_retry: None,
-            times,
-        }
-    }
-
     #[test]
     fn the_window_refuses_past_its_limit_until_the_oldest_request_leaves_it() {
         let store = Store::default();
@@ -267,26 +200,5 @@ mod tests {
         );
         assert_eq!(store.admit("alice", "sonar", 5, minute, later), Ok(()));
         assert_eq!(store.admit("bob", "sonar", 5, minute, t0 + minute), Ok(()));
-    }
-
-    #[test]
-    fn a_429_refuses_again_until_its_retry_after_has_passed() {
-        let store = Store::default();
-        let t0 = crate::clock::Clock::fixed_epoch();
-        let once = fault(429, Some(1), Some(Duration::from_secs(2)));
-        assert!(store.fault("alice", "rate-limited", &once, t0).is_some());
-        let early = store.fault("alice", "rate-limited", &once, t0 + TimeDelta::seconds(1));
-        assert_eq!(
-            early.and_then(|h| h.retry_after),
-            Some(Duration::from_secs(1))
-        );
-        let on_time = t0 + TimeDelta::seconds(2);
-        assert_eq!(store.fault("alice", "rate-limited", &once, on_time), None);
-        // Another account plays the scenario from its start.
-        assert!(store.fault("bob", "rate-limited", &once, on_time).is_some());
-        let always = fault(500, None, None);
-        for _ in 0..3 {
-            assert!(store.fault("alice", "server-error", &always, t0).is_some());
-        }
     }
 }

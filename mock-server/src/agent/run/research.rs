@@ -253,6 +253,7 @@ pub(crate) fn script(preset: Option<&str>, input: &str, offered: Offered) -> Age
         discovery_failure: None,
         connector_errors: BTreeMap::new(),
         fault: None,
+        faults: Vec::new(),
         forget_after: None,
         turns: vec![AgentTurn {
             steps,

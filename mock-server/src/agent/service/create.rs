@@ -2,8 +2,8 @@
 //!
 //! In order: the request counts towards the account's rate-limit window (even when refused),
 //! the body is validated, the continuation is checked against what it continues, a
-//! scenario's `fault` answers instead of running (for as many requests as it says), then the
-//! run starts: a stream follows it, a background request answers at once, a sync one waits
+//! scenario's fault (its `faults`, kept to each account's conversations) answers instead of
+//! running, then the run starts: a stream follows it, a background request answers at once, a sync one waits
 //! for the end.
 
 use std::sync::Arc;
@@ -16,7 +16,8 @@ use crate::agent::run;
 use crate::agent::store::{RATE_LIMIT, Run};
 use crate::agent::validate;
 use crate::agent::wire::response::Response;
-use crate::fixtures::Fault;
+use crate::faults::spec::StatusFault;
+use crate::faults::store::Conversation;
 use crate::world::Account;
 
 /// A run started by a create request, and how to answer.
@@ -69,10 +70,15 @@ impl Service {
         let (used, reset) = self.store.count_request(&account.id, self.clock.now());
         let validated = validate::create_request(body, account)?;
         let setup = run::continuation(&self.catalog, &self.store, account, validated)?;
-        if let Some(fault) = &setup.scenario.1.fault
-            && self.store.fault_applies(&setup.scenario.0, fault.times)
-        {
-            return Err(fault_error(fault, self.clock.now().timestamp()));
+        let conversation = Conversation {
+            surface: "Agent API",
+            scenario: &setup.scenario.0,
+            account: &account.id,
+            faults: &setup.scenario.1.faults,
+        };
+        let now = self.clock.now();
+        if let Some(fault) = self.faults.in_conversation(&conversation, now) {
+            return Err(fault_error(&fault, now.timestamp()));
         }
         let stream = setup.validated.request.stream == Some(true);
         let background = setup.validated.request.background == Some(true);
@@ -97,11 +103,11 @@ impl Service {
     }
 }
 
-/// The HTTP error a scenario's `fault` answers with: its status, and the type, message and
-/// headers the live API sends with it unless the fault says otherwise.
-fn fault_error(fault: &Fault, reset: i64) -> ApiError {
-    let status = StatusCode::from_u16(fault.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let (kind, message) = match fault.status {
+/// The HTTP error a scenario's status fault answers with: its status, and the type, message
+/// and headers the live API sends with it unless the fault says otherwise.
+fn fault_error(fault: &StatusFault, reset: i64) -> ApiError {
+    let status = fault.status;
+    let (kind, message) = match status.as_u16() {
         429 => (
             "request_rate_limit_exceeded",
             "rate limit exceeded: slow down and retry after the delay in retry-after-ms",
@@ -109,6 +115,10 @@ fn fault_error(fault: &Fault, reset: i64) -> ApiError {
         502 => (
             "bad_gateway",
             "bad gateway: the upstream model did not answer; retry",
+        ),
+        503 => (
+            "service_unavailable",
+            "service unavailable: the model is overloaded; retry",
         ),
         504 => (
             "gateway_timeout",
@@ -128,16 +138,22 @@ fn fault_error(fault: &Fault, reset: i64) -> ApiError {
     };
     let mut error = ApiError::new(
         status,
-        fault.kind.as_deref().unwrap_or(kind),
+        fault.error_type.as_deref().unwrap_or(kind),
         fault.message.clone().unwrap_or_else(|| message.to_owned()),
     );
+    if let Some(delay) = fault.retry_after {
+        let seconds = delay.as_secs() + u64::from(delay.subsec_nanos() > 0);
+        error = error
+            .header("retry-after", seconds.to_string())
+            .header("retry-after-ms", delay.as_millis().to_string());
+    }
     if let Some(ms) = fault.retry_after_ms {
         error = error.header("retry-after-ms", ms.to_string());
     }
     if let Some(retry) = fault.should_retry {
         error = error.header("x-should-retry", retry.to_string());
     }
-    if fault.status == 429 {
+    if status == StatusCode::TOO_MANY_REQUESTS {
         error = error
             .header("x-ratelimit-limit", "50")
             .header("x-ratelimit-remaining", "0")
