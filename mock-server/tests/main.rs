@@ -48,6 +48,7 @@ mod elicitation_handshake;
 mod elicitation_modern;
 mod embedding;
 mod expectations;
+mod faults_accounts;
 mod faults_cli;
 mod faults_control_api;
 mod faults_http;

@@ -543,6 +543,12 @@ mod tests {
         assert!(faults.take_in(&of("alice"), now()).is_some());
         assert!(faults.take_in(&of("alice"), now()).is_none(), "used up");
         assert!(faults.take_in(&of("bob"), now()).is_some(), "bob's own");
+        let bobs_only = [spec("latency=1s,account=bob")];
+        let carol = Conversation {
+            faults: &bobs_only,
+            ..of("carol")
+        };
+        assert!(faults.take_in(&carol, now()).is_none(), "kept to bob");
         // The layer never applies a scenario's fault.
         assert!(!faults.any());
         assert!(
