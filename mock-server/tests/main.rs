@@ -52,6 +52,7 @@ mod faults_accounts;
 mod faults_cli;
 mod faults_control_api;
 mod faults_http;
+mod faults_reset;
 mod faults_scenarios;
 mod faults_streams;
 mod file_facts;
