@@ -7,7 +7,8 @@ manual clock); the test opens the dashboard, advances the clock with its button,
 wait on the question, answers it with the keyboard (Space picks the choice, Tab reaches the
 Answer button, Enter presses it), advances again, and checks with `read_thread` that the
 conversation moved on and finished. It then opens the journal as a page, filters it and expands
-an exchange. Then the pages behind Computer's URLs: the interaction-required form (filled in
+an exchange. A fault added with `POST /_mock/faults` shows in the faults view, counts the
+request it touches, and its Remove button removes it. Then the pages behind Computer's URLs: the interaction-required form (filled in
 and submitted with the keyboard; the host's next message finishes the task), real files (the
 PDF renders in Chromium's viewer, the JPEG decodes, the CSV is text/csv) and the published
 website. Screenshots of each view go to the artifact directory.
@@ -349,8 +350,40 @@ def run(mock, browser, shots):
     wait_until("the accounts to show", lambda: len(browser.find_all("#accounts-body tr")) >= 2)
     browser.screenshot(os.path.join(shots, "06-accounts.png"))
 
+    faults_view(mock, browser, shots)
     form_page(mock, browser, shots)
     real_files(mock, browser, shots)
+
+
+def faults_view(mock, browser, shots):
+    """A fault added over the control API is listed on the page; its Remove button removes it."""
+    status, text = http("POST", mock.url + "/_mock/faults",
+                        {"spec": "status=503,retry-after=2s,times=3,path=/search"})
+    if status != 201:
+        raise Failure(f"POST /_mock/faults answered {status}: {text[:300]}")
+    fault_id = json.loads(text)["faults"][0]["id"]
+    row = f'#faults-body tr[data-fault="{fault_id}"]'
+    browser.open(mock.url + "/_mock#faults")
+    wait_until(f"{fault_id} to be listed", lambda: len(browser.find_all(row)) == 1)
+    spec = browser.text(row + " .fault-spec")
+    if spec != "status=503,retry-after=2s,times=3,path=/search":
+        raise Failure(f"the faults view should show the spec as added, not {spec!r}")
+    if browser.text(row + " .fault-remaining") != "3" or browser.text(row + " .fault-hits") != "0":
+        raise Failure("the faults view should show 0 hits and 3 remaining for a fresh fault")
+    # A request it touches shows as a hit within a poll.
+    status, _ = http("POST", mock.url + "/search", {"query": "solar"},
+                     {"authorization": f"Bearer {TOKEN}"})
+    if status != 503:
+        raise Failure(f"the fault should answer /search with 503, not {status}")
+    wait_until("the hit to show", lambda: browser.text(row + " .fault-hits") == "1")
+    browser.screenshot(os.path.join(shots, "06b-faults-in-force.png"))
+    browser.click(row + " button.remove-fault")
+    wait_until("the fault to be removed",
+               lambda: not browser.find_all(row) and "Removed 1 fault" in browser.text("#notice"))
+    status, text = http("GET", mock.url + "/_mock/faults")
+    if json.loads(text)["faults"]:
+        raise Failure(f"Remove should have removed {fault_id}: {text[:300]}")
+    print(f"  {fault_id} was listed on the dashboard, counted its hit and was removed")
 
 
 def form_page(mock, browser, shots):

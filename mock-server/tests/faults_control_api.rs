@@ -103,3 +103,27 @@ async fn a_forgotten_session_gets_404_and_a_new_initialize_a_new_one() {
     assert_eq!(touched.len(), 1);
     assert_eq!(touched[0].status, 404);
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_dashboard_lists_the_faults_in_force_with_a_button_to_remove_each() {
+    let mock = Mock::new();
+    mock.post_json("/_mock/faults", json!("status=503,times=2,path=/search"))
+        .await;
+    mock.sonar_post("/search", ALICE, json!({"query": "solar"}))
+        .await;
+    let overview = mock.get("/_mock/overview").await;
+    assert_eq!(
+        overview.body["faults"],
+        json!([{"id": "fault-1", "spec": "status=503,times=2,path=/search",
+                "hits": 1, "remaining": 1, "from": "control"}])
+    );
+    let page = mock.get("/_mock").await;
+    let html = page.body.as_str().unwrap_or_default();
+    assert!(html.contains("id=\"faults-body\""), "{html}");
+    let script = mock.get("/_mock/dashboard.js").await;
+    let script = script.body.as_str().unwrap_or_default();
+    assert!(
+        script.contains("drawFaults") && script.contains("/_mock/faults?id="),
+        "the page draws them and removes one by its id"
+    );
+}

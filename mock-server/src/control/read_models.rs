@@ -1,6 +1,6 @@
 //! The JSON the control API and the dashboard read: the clock, the accounts with their balance
 //! and quota, the Agent API responses, and the overview that puts them together with Computer's
-//! threads and MCP tasks in one answer (what the dashboard polls).
+//! threads, MCP tasks and the faults in force in one answer (what the dashboard polls).
 
 use serde_json::{Value, json};
 
@@ -90,6 +90,7 @@ pub(super) fn overview(app: &ControlState) -> Value {
         "threads": threads(app)["threads"],
         "tasks": tasks(app)["tasks"],
         "responses": responses(app)["responses"],
+        "faults": app.faults().list(),
         "journal": {
             "kept": stats.kept,
             "dropped": stats.dropped,

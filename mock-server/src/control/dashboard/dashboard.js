@@ -28,10 +28,10 @@ function notice(text, isError) {
   box.classList.toggle("error", Boolean(isError));
 }
 
-// POSTs JSON to the control API and reports what it answered.
-async function act(url, body) {
+// POSTs JSON to the control API (or sends `method`) and reports what it answered.
+async function act(url, body, method) {
   try {
-    const response = await fetch(url, {
+    const response = await fetch(url, method === "DELETE" ? { method } : {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: body === undefined ? "{}" : JSON.stringify(body),
@@ -49,6 +49,7 @@ function describe(answer) {
   if (answer.credits !== undefined) return `Account ${answer.account} has ${answer.credits} credits.`;
   if (answer.now) return `Virtual time is ${answer.now}.`;
   if (answer.status) return `Response ${answer.response_id} is ${answer.status}.`;
+  if (answer.removed !== undefined) return `Removed ${answer.removed} fault${answer.removed === 1 ? "" : "s"}.`;
   return "Done.";
 }
 
@@ -81,6 +82,7 @@ function draw(o) {
   drawThreads(o.threads);
   drawTasks(o.tasks);
   drawResponses(o.responses);
+  drawFaults(o.faults || []);
 }
 
 function drawClock(clock) {
@@ -264,6 +266,19 @@ function drawResponses(responses) {
       onclick: () => act(`/_mock/responses/${encodeURIComponent(r.id)}/cancel`) }, "Cancel"))));
   document.getElementById("responses-body").replaceChildren(...(rows.length ? rows
     : [el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No Agent API responses yet."))]));
+}
+
+function drawFaults(faults) {
+  const rows = faults.map((f) => el("tr", { dataset: { fault: f.id } },
+    el("td", {}, el("code", {}, f.id)), el("td", {}, el("code", { class: "fault-spec" }, f.spec)),
+    el("td", { class: "fault-hits" }, f.hits),
+    el("td", { class: "fault-remaining" }, f.remaining ?? "until removed"), el("td", {}, f.from),
+    el("td", {}, el("button", { type: "button", class: "remove-fault",
+      "aria-label": `Remove ${f.id}`,
+      onclick: () => act(`/_mock/faults?id=${encodeURIComponent(f.id)}`, undefined, "DELETE") },
+    "Remove"))));
+  document.getElementById("faults-body").replaceChildren(...(rows.length ? rows
+    : [el("tr", {}, el("td", { colspan: 6, class: "empty" }, "No faults in force."))]));
 }
 
 function outputItem(item) {
