@@ -50,6 +50,7 @@ mod embedding;
 mod expectations;
 mod faults_accounts;
 mod faults_cli;
+mod faults_clock;
 mod faults_control_api;
 mod faults_http;
 mod faults_reset;
