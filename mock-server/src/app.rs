@@ -28,7 +28,9 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::computer::Endpoint;
 use crate::faults::Faults;
-use crate::faults::layer::{AccountOf, Faulted, ForgetSession, Hooks, InjectFaults};
+use crate::faults::layer::{
+    AccountOf, ConversationOf, Faulted, ForgetSession, Hooks, InjectFaults,
+};
 use crate::http::body::{BodyPolicy, LimitBodies, Limited};
 use crate::http::shape::ErrorShape;
 use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
@@ -49,6 +51,8 @@ pub(crate) struct Floors {
     pub(crate) faults: Faults,
     /// Who a request acts as (for a fault kept to one account).
     pub(crate) accounts: AccountOf,
+    /// The Computer conversation of an MCP request, when a Computer scenario declares faults.
+    pub(crate) conversations: Option<ConversationOf>,
 }
 
 /// The MCP endpoint `mcp` and the router `rest` behind the faults, the body limits and the
@@ -59,6 +63,7 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
         clock,
         faults,
         accounts,
+        conversations,
     } = floors;
     let sessions = mcp.clone();
     let forget: ForgetSession = Arc::new(move |id: &str| sessions.forget_session(id));
@@ -68,6 +73,7 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
         shapes: error_shapes,
         forget,
         accounts,
+        conversations,
     };
     let faulted = InjectFaults::new(faults, hooks).layer(surfaces);
     let limited = LimitBodies::new(bodies).layer(faulted);

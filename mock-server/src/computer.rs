@@ -29,7 +29,7 @@ pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VE
 pub use tools::TOOL_NAMES;
 
 use crate::clock::Clock;
-use crate::fixtures::Catalog;
+use crate::fixtures::{Catalog, LoadedScenario};
 use crate::http::auth::Authenticator;
 use crate::limits::StateLimits;
 use crate::world::World;
@@ -112,6 +112,16 @@ impl Computer {
         action: PageAction,
     ) -> Result<ActionDone, ActionRefused> {
         self.service.act_as_owner(thread_id, action).await
+    }
+
+    /// The scenario of thread `thread_id`, if `account` may see it (the layer's faults of a
+    /// Computer scenario follow its threads).
+    pub(crate) fn scenario_of(
+        &self,
+        account: &str,
+        thread_id: &str,
+    ) -> Option<Arc<LoadedScenario>> {
+        self.service.engine.scenario_of(account, thread_id)
     }
 
     /// Forgets every thread, task and pending question (`POST /_mock/reset`).

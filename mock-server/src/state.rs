@@ -130,6 +130,39 @@ impl AppState {
         &self.inner.oauth
     }
 
+    /// Which Computer conversation an MCP request belongs to, for the layer to take its
+    /// scenario's faults: a `tools/call` naming a `thread_id` follows that thread's scenario,
+    /// one with a `message` and no thread starts a conversation routed as `send` routes it.
+    /// `None` when no Computer scenario declares faults (the endpoint stays on its fast path).
+    fn computer_conversations(&self) -> Option<faults::layer::ConversationOf> {
+        let shared = &*self.inner;
+        if shared.catalog.iter().all(|s| s.faults.is_empty()) {
+            return None;
+        }
+        let authenticator = shared.authenticator.clone();
+        let catalog = shared.catalog.clone();
+        let computer = shared.computer.clone();
+        Some(Arc::new(move |headers: &::http::HeaderMap, body: &[u8]| {
+            let account = authenticator
+                .authenticate(headers, http::auth::Audience::Any)
+                .ok()?;
+            let rpc: serde_json::Value = serde_json::from_slice(body).ok()?;
+            if rpc["method"] != "tools/call" {
+                return None;
+            }
+            let arguments = &rpc["params"]["arguments"];
+            let scenario = match arguments["thread_id"].as_str() {
+                Some(thread) => computer.scenario_of(&account.id, thread)?,
+                None => catalog.route(arguments["message"].as_str()?),
+            };
+            (!scenario.faults.is_empty()).then(|| faults::layer::Routed {
+                scenario: scenario.scenario.name.clone(),
+                account: account.id.clone(),
+                faults: scenario.faults.clone(),
+            })
+        }))
+    }
+
     /// Every surface, each on the part of the state it reads (so no surface names this one),
     /// under the journal.
     pub(crate) fn app(&self) -> app::App {
@@ -198,6 +231,7 @@ impl AppState {
                             .map(|account| account.id.clone())
                     })
                 },
+                conversations: self.computer_conversations(),
             },
             shared.computer.endpoint(),
             rest,

@@ -211,3 +211,52 @@ fn a_fault_that_does_not_read_is_refused_at_load_with_its_pointer() {
         "{refused}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_computer_scenarios_faults_follow_its_threads_tool_calls() {
+    let scenario = json!({
+        "name": "shaky", "description": "The first call waits, the next one fails.",
+        "faults": ["latency=5s,times=1", {"status": 502, "times": 1}],
+        "turns": [{"steps": [], "outcome": {"event": "complete", "text": "Done."}}]
+    });
+    let mock = Mock::with(loaded(
+        MockServer::builder().driven_clock(Duration::from_secs(1)),
+        &scenario,
+    ));
+    let mut session = mock.session(ALICE).await;
+    let before = mock.handle.clock().now();
+    let started = session
+        .rpc(
+            "tools/call",
+            json!({"name": "call_perplexity_computer", "arguments": {"message": "#shaky go"}}),
+        )
+        .await;
+    assert_eq!(started.status, 200, "{}", started.body);
+    assert!(mock.handle.clock().now() - before >= chrono::TimeDelta::seconds(5));
+    let thread = started.body["result"]["structuredContent"]["thread_id"]
+        .as_str()
+        .expect("a thread")
+        .to_owned();
+    // A call naming the thread follows its scenario: the second fault.
+    let read = json!({"name": "read_thread", "arguments": {"thread_id": thread}});
+    let failed = session.rpc("tools/call", read.clone()).await;
+    assert_eq!(failed.status, 502, "{}", failed.body);
+    assert_eq!(failed.body["error"]["code"], -32000);
+    assert_eq!(session.rpc("tools/call", read).await.status, 200);
+    // A conversation of another scenario meets none of them.
+    let other = session
+        .rpc(
+            "tools/call",
+            json!({"name": "call_perplexity_computer", "arguments": {"message": "#complete hi"}}),
+        )
+        .await;
+    assert_eq!(other.status, 200);
+    let notes: Vec<_> = mock
+        .handle
+        .journal()
+        .exchanges()
+        .iter()
+        .filter_map(|x| x.fault.clone())
+        .collect();
+    assert_eq!(notes, ["fault-1 latency=5s", "fault-2 status=502"]);
+}

@@ -23,7 +23,7 @@ use super::model::results::Checkpoint;
 use super::thread::{Asset, Delivery, Phase, Thread};
 use super::view::{self, Links};
 use crate::clock::{Clock, to_chrono};
-use crate::fixtures::Catalog;
+use crate::fixtures::{Catalog, LoadedScenario};
 use crate::http::encoding::percent_encode;
 use crate::world::World;
 
@@ -187,6 +187,23 @@ impl Engine {
         let id = thread.id.clone();
         self.threads().insert(id.clone(), thread);
         id
+    }
+
+    /// The scenario of a thread `account` may view, as it stands (nothing advanced): for the
+    /// faults its scenario declares.
+    pub(crate) fn scenario_of(
+        &self,
+        account: &str,
+        thread_id: &str,
+    ) -> Option<Arc<LoadedScenario>> {
+        self.threads()
+            .get(thread_id)
+            .filter(|t| {
+                t.owner == account
+                    || t.writers.iter().any(|w| w == account)
+                    || t.viewers.iter().any(|v| v == account)
+            })
+            .map(|t| t.scenario.clone())
     }
 
     /// Runs `f` on a thread `account` owns, brought up to the current virtual time, then wakes

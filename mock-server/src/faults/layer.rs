@@ -19,8 +19,8 @@ use tower::{Layer, Service};
 
 use super::body::{Shape, reset_at_once, reshape};
 use super::checkpoint::collecting;
-use super::spec::{Kind, StatusFault};
-use super::store::{Facts, Faults, Hit};
+use super::spec::{FaultSpec, Kind, StatusFault};
+use super::store::{Conversation, Facts, Faults, Hit};
 use crate::clock::{Clock, after, to_chrono};
 use crate::http::shape::ErrorShape;
 use crate::journal::FaultNote;
@@ -36,6 +36,22 @@ pub(crate) type ForgetSession = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 /// token, an API key), or `None` when it does not.
 pub(crate) type AccountOf = Arc<dyn Fn(&http::HeaderMap) -> Option<String> + Send + Sync>;
 
+/// A request of a conversation whose scenario declares faults, as a surface that leaves its
+/// scenarios' faults to the layer (the MCP endpoint) routes it.
+pub(crate) struct Routed {
+    /// The scenario it follows.
+    pub(crate) scenario: String,
+    /// The account it acts as.
+    pub(crate) account: String,
+    /// The scenario's faults.
+    pub(crate) faults: Vec<FaultSpec>,
+}
+
+/// Which conversation a request belongs to, for a surface whose scenarios' faults the layer
+/// takes (`None`: the request starts or names none whose scenario has faults).
+pub(crate) type ConversationOf =
+    Arc<dyn Fn(&http::HeaderMap, &[u8]) -> Option<Routed> + Send + Sync>;
+
 /// What the layer stands on besides the faults: the clock their waits run on, and the
 /// surfaces' parts it calls.
 #[derive(Clone)]
@@ -48,6 +64,9 @@ pub(crate) struct Hooks {
     pub(crate) forget: ForgetSession,
     /// Who a request acts as.
     pub(crate) accounts: AccountOf,
+    /// The conversation of a request to the MCP endpoint; `None` when no Computer scenario
+    /// declares faults, which keeps the endpoint on the fast path.
+    pub(crate) conversations: Option<ConversationOf>,
 }
 
 /// The layer that applies the faults in force.
@@ -101,8 +120,11 @@ where
             return Either::Left(self.inner.call(request));
         };
         // The fast path: no fault in force costs one atomic read, on a surface that takes no
-        // scenario's faults itself.
-        if !self.injector.faults.any() && !shape.takes_scenario_faults() {
+        // scenario's faults itself, while no scenario of the others declares any.
+        if !self.injector.faults.any()
+            && !shape.takes_scenario_faults()
+            && self.injector.hooks.conversations.is_none()
+        {
             return Either::Left(self.inner.call(request));
         }
         let clone = self.inner.clone();
@@ -134,8 +156,9 @@ async fn inject<S>(
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let (hit, request) = if injector.faults.any() {
-        take(&injector, request).await
+    let routes = !shape.takes_scenario_faults() && injector.hooks.conversations.is_some();
+    let (hit, request) = if injector.faults.any() || routes {
+        take(&injector, request, routes).await
     } else {
         (None, request)
     };
@@ -157,11 +180,12 @@ where
     response
 }
 
-/// The fault the layer applies that touches `request`, if any, and the request to go on with.
-async fn take(injector: &InjectFaults, request: Request) -> (Option<Hit>, Request) {
+/// The fault the layer applies that touches `request`, if any (with `routes`, also one of its
+/// conversation's scenario), and the request to go on with.
+async fn take(injector: &InjectFaults, request: Request, routes: bool) -> (Option<Hit>, Request) {
     let (parts, body) = request.into_parts();
     // The body was read whole by the body limit: collecting it again costs no copy.
-    let (bytes, body) = if injector.faults.reads_bodies() {
+    let (bytes, body) = if routes || injector.faults.reads_bodies() {
         let bytes = body
             .collect()
             .await
@@ -185,7 +209,17 @@ async fn take(injector: &InjectFaults, request: Request) -> (Option<Hit>, Reques
         account: account.as_deref(),
         body: &bytes,
     };
-    let hit = injector.faults.take(&facts, injector.hooks.clock.now());
+    let now = injector.hooks.clock.now();
+    let hit = injector.faults.take(&facts, now).or_else(|| {
+        let routed = (injector.hooks.conversations.as_ref()?)(&parts.headers, &bytes)?;
+        let conversation = Conversation {
+            surface: "Computer",
+            scenario: &routed.scenario,
+            account: &routed.account,
+            faults: &routed.faults,
+        };
+        injector.faults.take_in(&conversation, now)
+    });
     (hit, Request::from_parts(parts, body))
 }
 
