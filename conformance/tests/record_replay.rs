@@ -9,18 +9,6 @@ use conformance::suite::{self, ScenarioSpec, SignIn};
 use mock_server::record::{Proxy, UserRedactions, write_fixture};
 use serde_json::Value;
 
-/// Scenarios whose recording does not replay the same yet, and why.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "multiple-sign-ins",
-        "a second sign-in waiting at once is not read back yet",
-    ),
-    (
-        "pending-interactions",
-        "a question and a confirmation waiting at once replay as one",
-    ),
-];
-
 /// The wall-clock wait between a client's task polls in both runs (see [`options`]).
 const POLL_GAP: std::time::Duration = std::time::Duration::from_millis(5);
 
@@ -131,8 +119,7 @@ async fn every_built_in_computer_scenario_recorded_and_replayed_tells_the_client
     use futures::StreamExt;
     let specs = suite::SCENARIOS
         .iter()
-        .filter(|s| s.suite == "computer" && s.fixture.is_empty() && s.sign_in == SignIn::Token)
-        .filter(|s| !NOT_YET.iter().any(|(name, _)| *name == s.name));
+        .filter(|s| s.suite == "computer" && s.fixture.is_empty() && s.sign_in == SignIn::Token);
     let outcomes: Vec<_> = futures::stream::iter(specs)
         .map(|spec| async move { (spec.name, record_and_replay(spec).await) })
         .buffer_unordered(AT_ONCE)

@@ -9,6 +9,7 @@
 mod agent;
 mod computer;
 mod observe;
+mod point;
 
 use serde_json::{Value, json};
 

@@ -9,7 +9,8 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
-use super::observe::{Conversation, Entry, Point, Resume, StepSeen, time};
+use super::observe::{Conversation, Entry, StepSeen, time};
+use super::point::{Point, Resume};
 
 /// What an outcome says when the recording never saw how a request ended.
 pub(crate) const NOT_RECORDED: &str =

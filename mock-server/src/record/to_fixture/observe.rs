@@ -9,49 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::point::{Point, Resume};
 use crate::record::rpc::{Rpc, tool_payload};
-
-/// How the user moved a checkpoint on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Resume {
-    /// Answered its questions.
-    Answer,
-    /// Approved its confirmation.
-    Approve,
-    /// Denied its confirmation.
-    Deny,
-    /// Said a sign-in is done.
-    Connected,
-    /// Wrote another message on the thread (after a page, a wait or a top-up).
-    Message,
-}
-
-/// A checkpoint an entry reached.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Point {
-    /// The Computer result that reported it.
-    pub(crate) result: Value,
-    /// What the user did next, if anything.
-    pub(crate) resumed: Option<Resume>,
-    /// The questions' forms, when an answer showed them (`read_thread`, an elicitation).
-    pub(crate) questions: Vec<Value>,
-    /// What a confirmation asks to do, when an answer showed it.
-    pub(crate) action: Option<String>,
-    /// The answers the user gave (`answers` of `answer_question`).
-    pub(crate) answers: Option<Value>,
-    /// Sign-ins `read_thread` listed for it.
-    pub(crate) sign_ins: Vec<Value>,
-}
-
-impl Point {
-    /// The result's `event`.
-    pub(crate) fn event(&self) -> &str {
-        self.result
-            .get("event")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-    }
-}
 
 /// A step as last seen.
 #[derive(Debug, Clone, Default)]
@@ -235,7 +194,12 @@ impl Conversation {
             "confirm_action_approve" => self.resume_confirm(Resume::Approve),
             "confirm_action_deny" => self.resume_confirm(Resume::Deny),
             "notify_connected" => {
-                self.resume(Resume::Connected, None);
+                if self.connected(args.get("connector"), payload.as_ref()) {
+                    // The upstream's acknowledgement, not a checkpoint: what the request does
+                    // next shows in read_thread (or the next call).
+                    self.progress(&call.stream);
+                    return;
+                }
             }
             "cancel_task" => {
                 let failed = payload.as_ref().is_some_and(|p| {
@@ -266,7 +230,8 @@ impl Conversation {
         }
     }
 
-    /// Marks the latest open checkpoint as moved on by `how`; false when none was waiting.
+    /// Notes `how` on the latest open checkpoint (moving it on once every prompt is
+    /// answered); false when none was waiting.
     fn resume(&mut self, how: Resume, answers: Option<Value>) -> bool {
         let Some(point) = self
             .entries
@@ -288,12 +253,45 @@ impl Conversation {
             Resume::Connected => point.event() == "auth_required",
         };
         if resumable {
-            point.resumed = Some(how);
-            if answers.is_some() {
-                point.answers = answers;
+            point.answered(how);
+            match (&mut point.answers, answers) {
+                (Some(Value::Object(given)), Some(Value::Object(more))) => given.extend(more),
+                (given, Some(more)) => *given = Some(more),
+                (_, None) => {}
             }
         }
         resumable
+    }
+
+    /// A sign-in the user finished. True when the reply only acknowledges it (a `complete`
+    /// while a sign-in was waiting, as the Computer documents say `notify_connected` answers);
+    /// an acknowledgement that the task still waits (`input_required`) leaves the checkpoint
+    /// open for the other sign-ins.
+    fn connected(&mut self, connector: Option<&Value>, reply: Option<&Value>) -> bool {
+        let acknowledged = reply.is_some_and(|r| text(r, "event").as_deref() == Some("complete"));
+        if !acknowledged {
+            self.resume(Resume::Connected, None);
+            return false;
+        }
+        let still_waiting =
+            reply.is_some_and(|r| text(r, "task_status").as_deref() == Some("input_required"));
+        let Some(point) = self
+            .entries
+            .last_mut()
+            .and_then(|e| e.points.last_mut())
+            .filter(|p| p.resumed.is_none() && p.event() == "auth_required")
+        else {
+            return false;
+        };
+        if !still_waiting {
+            point.resumed = Some(Resume::Connected);
+            return true;
+        }
+        point.handled.push(Resume::Connected);
+        if let Some(name) = connector.and_then(Value::as_str) {
+            point.add_sign_in(serde_json::json!({"connector": name, "display_name": name}));
+        }
+        true
     }
 
     /// An approval or a denial; answering the questions of a mixed checkpoint comes first.
@@ -322,6 +320,13 @@ impl Conversation {
             }
             _ => {}
         }
+        if entry
+            .points
+            .last()
+            .is_some_and(|last| last.restated_by(&payload))
+        {
+            return;
+        }
         if let Some(last) = entry.points.last_mut()
             && last.resumed.is_none()
             && last.event() == event
@@ -334,10 +339,7 @@ impl Conversation {
             }
             return;
         }
-        entry.points.push(Point {
-            result: payload,
-            ..Point::default()
-        });
+        entry.points.push(Point::waiting_on(payload));
     }
 
     /// Steps and open prompts from `read_thread`; a settled entry's outcome from its transcript.
@@ -378,8 +380,14 @@ impl Conversation {
                         point.action = Some(action.to_owned());
                     }
                 }
-                if let Some(sign_ins) = state.get("auth_requests").and_then(Value::as_array) {
-                    point.sign_ins = sign_ins.clone();
+                // Sign-ins done drop off the list: keep every one seen.
+                for sign_in in state
+                    .get("auth_requests")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    point.add_sign_in(sign_in.clone());
                 }
             }
             if back == 0 {
@@ -468,6 +476,14 @@ impl Conversation {
             }
         }
         let Some(event) = event else { return };
+        point.prompts = requests
+            .keys()
+            .filter(|key| {
+                ["answer:", "confirm:", "sign-in:", "credits:"]
+                    .iter()
+                    .any(|kind| key.starts_with(kind))
+            })
+            .count();
         let text = answer
             .get("statusMessage")
             .and_then(Value::as_str)
@@ -509,6 +525,9 @@ impl Conversation {
                 last.questions = point.questions;
             }
             last.action = last.action.take().or(point.action);
+            if last.handled.is_empty() {
+                last.prompts = last.prompts.max(point.prompts);
+            }
             return;
         }
         entry.points.push(point);
