@@ -337,10 +337,11 @@ fn rewrite_bytes(body: Bytes, from: &str, to: &str) -> Bytes {
     }
 }
 
-/// A header value with URLs rewritten.
+/// A header value with URLs rewritten (a redirect to the client's own callback carries the
+/// issuer only percent-encoded, in `iss`).
 fn rewrite_header(value: &HeaderValue, from: &str, to: &str) -> HeaderValue {
     match value.to_str() {
-        Ok(text) if text.contains(from) => {
+        Ok(text) if text.contains(from) || text.contains(&crate::percent_encode(from)) => {
             HeaderValue::from_str(&rewrite_text(text, from, to)).unwrap_or_else(|_| value.clone())
         }
         _ => value.clone(),
@@ -368,6 +369,17 @@ mod tests {
         assert_eq!(
             rewrite_text(text, "https://up.example", "http://127.0.0.1:9"),
             "see http://127.0.0.1:9/a and redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb"
+        );
+    }
+
+    #[test]
+    fn a_redirect_to_the_clients_callback_names_the_proxy_as_issuer() {
+        let location =
+            HeaderValue::from_static("http://127.0.0.1:5/cb?code=c&iss=https%3A%2F%2Fup.example");
+        let rewritten = rewrite_header(&location, "https://up.example", "http://127.0.0.1:9");
+        assert_eq!(
+            rewritten.to_str().ok(),
+            Some("http://127.0.0.1:5/cb?code=c&iss=http%3A%2F%2F127.0.0.1%3A9")
         );
     }
 }
