@@ -1,7 +1,7 @@
 //! `mock-server record` with a second mock as the upstream: the reference client plays a
-//! built-in scenario through the recording proxy, the recording becomes a fixture, and the
-//! reference client plays the scenario again against a mock playing only that fixture. Both
-//! runs must show the client the same events, statuses and results.
+//! built-in scenario (Computer or Agent API) through the recording proxy, the recording becomes
+//! a fixture, and the reference client plays the scenario again against a mock playing only
+//! that fixture. Both runs must show the client the same events, statuses and results.
 //!
 //! The client is the `conformance reference-client` process with the environment the runner
 //! gives a target, so each scenario is followed as its era and flow say (plain tool calls,
@@ -27,13 +27,15 @@ const AT_ONCE: usize = 6;
 /// The longest one client run may take before the scenario counts as stuck.
 const CLIENT_LIMIT: Duration = Duration::from_secs(120);
 
-/// Runs the reference client through `spec` against `url`, with the environment `stage` gives
-/// a target; `Err` says why it did not finish.
-async fn client(stage: &Stage, spec: &ScenarioSpec, url: &str) -> Result<(), String> {
+/// Runs the reference client through `spec` against `base` (the MCP endpoint under it), with
+/// the environment `stage` gives a target; `Err` says why it did not finish.
+async fn client(stage: &Stage, spec: &ScenarioSpec, base: &str) -> Result<(), String> {
+    let url = format!("{base}{}", mock_server::MCP_PATH);
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
     command
-        .args(["reference-client", "--fixed-poll-ms", POLL_GAP_MS, url])
+        .args(["reference-client", "--fixed-poll-ms", POLL_GAP_MS, &url])
         .envs(stage.env(spec))
+        .env("PERPLEXITY_BASE_URL", base)
         .kill_on_drop(true);
     let run = tokio::time::timeout(CLIENT_LIMIT, command.output())
         .await
@@ -100,16 +102,19 @@ fn seen(stage: &Stage) -> Vec<String> {
     out
 }
 
-/// Records `spec` through a proxy and replays it; returns both runs' views, or why not.
-async fn record_and_replay(spec: &ScenarioSpec) -> Result<(Vec<String>, Vec<String>), String> {
+/// Records `spec` through a proxy and replays it; returns both runs' views as `seen` reads
+/// them, or why not.
+async fn record_and_replay(
+    spec: &ScenarioSpec,
+    seen: fn(&Stage) -> Vec<String>,
+) -> Result<(Vec<String>, Vec<String>), String> {
     let upstream = Stage::start_with(spec, stage_options())
         .await
         .map_err(|e| e.to_string())?;
     let proxy = Proxy::start(&upstream.base_url, "127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
-    let url = format!("{}{}", proxy.uri(), mock_server::MCP_PATH);
-    client(&upstream, spec, &url)
+    client(&upstream, spec, proxy.uri())
         .await
         .map_err(|e| format!("recording: {e}"))?;
     let captures = proxy.stop().await;
@@ -128,20 +133,54 @@ async fn record_and_replay(spec: &ScenarioSpec) -> Result<(Vec<String>, Vec<Stri
     let replay = Stage::start_playing(spec, stage_options(), Some(&fixture))
         .await
         .map_err(|e| format!("the fixture did not load: {e}\n{fixture}"))?;
-    client(&replay, spec, &replay.mcp_url())
+    client(&replay, spec, &replay.base_url)
         .await
         .map_err(|e| format!("replay: {e}"))?;
     Ok((seen(&upstream), seen(&replay)))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_built_in_computer_scenario_recorded_and_replayed_tells_the_client_the_same() {
+/// What an Agent API client was told, request by request: the route, the status, the run's
+/// `status`, its output items' types and a stream's event types.
+fn seen_agent(stage: &Stage) -> Vec<String> {
+    let normalized = mock_server::journal::normalize(&stage.mock.journal().exchanges());
+    let types = |items: &Value| -> Vec<String> {
+        items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| i["type"].as_str().unwrap_or("-").to_owned())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for exchange in normalized.as_array().into_iter().flatten() {
+        let request = &exchange["request"];
+        let path = request["path"].as_str().unwrap_or("");
+        if !path.starts_with("/v1/") {
+            continue;
+        }
+        let response = &exchange["response"];
+        let body = &response["body"];
+        out.push(format!(
+            "{} {path} -> {} status={} output={:?} events={:?}",
+            request["method"].as_str().unwrap_or(""),
+            response["status"],
+            body["status"].as_str().unwrap_or("-"),
+            types(&body["output"]),
+            types(&response["events"]),
+        ));
+    }
+    out
+}
+
+/// Records and replays every built-in scenario of `suite`, comparing what `seen` reads of
+/// each run; panics naming every scenario that differs, or when fewer than `at_least` ran.
+async fn round_trip(suite: &str, seen: fn(&Stage) -> Vec<String>, at_least: usize) {
     use futures::StreamExt;
     let specs = suite::SCENARIOS
         .iter()
-        .filter(|s| s.suite == "computer" && s.fixture.is_empty());
+        .filter(|s| s.suite == suite && s.fixture.is_empty());
     let outcomes: Vec<_> = futures::stream::iter(specs)
-        .map(|spec| async move { (spec.name, record_and_replay(spec).await) })
+        .map(|spec| async move { (spec.name, record_and_replay(spec, seen).await) })
         .buffer_unordered(AT_ONCE)
         .collect()
         .await;
@@ -162,5 +201,18 @@ async fn every_built_in_computer_scenario_recorded_and_replayed_tells_the_client
         replayed,
         problems.join("\n")
     );
-    assert!(replayed > 30, "only {replayed} scenarios were checked");
+    assert!(
+        replayed >= at_least,
+        "only {replayed} {suite} scenarios were checked"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_built_in_computer_scenario_recorded_and_replayed_tells_the_client_the_same() {
+    round_trip("computer", seen, 30).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_built_in_agent_api_scenario_recorded_and_replayed_tells_the_client_the_same() {
+    round_trip("agent", seen_agent, 15).await;
 }

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::journal::Exchange;
+use crate::journal::{Exchange, SseRecord};
 
 /// How long the replay keeps a background run `queued` (the fixture format's default).
 const REPLAY_QUEUED_MS: i64 = 2000;
@@ -84,9 +84,10 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, u
             }
             continue;
         }
-        let Some((response, streamed)) = final_response(exchanges, i) else {
+        let Some((response, stream)) = final_response(exchanges, i) else {
             continue;
         };
+        let streamed = stream.is_some();
         if served_model.is_none() {
             served_model = response
                 .get("model")
@@ -94,10 +95,9 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, u
                 .map(str::to_owned);
         }
         let background = request.get("background") == Some(&Value::Bool(true));
-        let steps = if streamed {
-            stream_steps(exchange, &response, background)
-        } else {
-            steps(&response, background)
+        let steps = match &stream {
+            Some(events) => stream_steps(events, &response, background),
+            None => steps(&response, background),
         };
         let continued = request
             .get("previous_response_id")
@@ -231,16 +231,19 @@ fn first_input(request: &Value) -> Option<String> {
 }
 
 /// The response a create request ended with (its JSON body, its stream's terminal event, or
-/// the last `GET` of its id: background polling, a resumed stream), and whether the create's
-/// own stream carried it to its end.
-fn final_response(exchanges: &[Exchange], at: usize) -> Option<(Value, bool)> {
+/// the last `GET` of its id: background polling, a resumed stream), and, when streams carried
+/// it to its end, their events in order (the create's own, then each resumed stream's, each
+/// `sequence_number` once).
+fn final_response(exchanges: &[Exchange], at: usize) -> Option<(Value, Option<Vec<&SseRecord>>)> {
     let exchange = &exchanges[at];
     let mut latest = if exchange.sse_events.is_empty() {
         Some(exchange.response_body.clone()).filter(|b| b.get("id").is_some())
     } else {
         last_streamed(exchange)
     };
-    let mut streamed = !exchange.sse_events.is_empty() && latest.as_ref().is_some_and(is_over);
+    let mut events: Vec<&SseRecord> = exchange.sse_events.iter().collect();
+    let mut ended_on_stream =
+        !exchange.sse_events.is_empty() && latest.as_ref().is_some_and(is_over);
     let id = latest.as_ref()?.get("id")?.as_str()?.to_owned();
     for later in &exchanges[at + 1..] {
         if later.method != "GET" || !later.path.ends_with(&id) {
@@ -252,11 +255,22 @@ fn final_response(exchanges: &[Exchange], at: usize) -> Option<(Value, bool)> {
             last_streamed(later)
         };
         if let Some(seen) = seen.filter(|s| s.get("status").is_some()) {
+            ended_on_stream |= !later.sse_events.is_empty() && is_over(&seen);
             latest = Some(seen);
-            streamed = false;
+        }
+        for event in &later.sse_events {
+            let number = event.data.get("sequence_number");
+            let repeated = number.is_some()
+                && events
+                    .iter()
+                    .any(|e| e.data.get("sequence_number") == number);
+            if !repeated {
+                events.push(event);
+            }
         }
     }
-    latest.map(|response| (response, streamed))
+    let stream = ended_on_stream.then_some(events);
+    latest.map(|response| (response, stream))
 }
 
 /// The last response object a stream carried.
@@ -314,9 +328,8 @@ fn steps(response: &Value, background: bool) -> Vec<Value> {
 
 /// The steps a stream showed, in its order: each `response.reasoning.started` thought and each
 /// finished output item.
-fn stream_steps(exchange: &Exchange, response: &Value, background: bool) -> Vec<Value> {
-    let steps = exchange
-        .sse_events
+fn stream_steps(events: &[&SseRecord], response: &Value, background: bool) -> Vec<Value> {
+    let steps = events
         .iter()
         .filter_map(|event| {
             let data = &event.data;
@@ -486,6 +499,47 @@ mod tests {
         let (agent, first, differing) = script(&exchanges).expect("a script");
         assert_eq!(first.as_deref(), Some("hi"));
         assert_eq!(differing, 0);
+        assert_eq!(
+            agent["turns"],
+            json!([{"steps": [{"type": "reasoning", "thought": "Thinking"},
+                {"type": "message", "text": "Hello", "duration": 2000}]}])
+        );
+    }
+
+    #[test]
+    fn a_stream_that_dropped_and_resumed_brings_the_reasoning_of_both_parts() {
+        let done = message("resp_1", "Hello", 4);
+        let events = |list: Vec<Value>| -> Vec<SseRecord> {
+            list.into_iter()
+                .map(|data| SseRecord {
+                    data,
+                    virtual_time: crate::Clock::fixed_epoch(),
+                })
+                .collect()
+        };
+        let mut cut = create(
+            json!({"input": "hi", "stream": true, "background": true}),
+            Value::Null,
+        );
+        let running = json!({"id": "resp_1", "status": "in_progress", "created_at": 100});
+        cut.sse_events = events(vec![
+            json!({"type": "response.created", "sequence_number": 0, "response": running}),
+            json!({"type": "response.reasoning.started", "sequence_number": 1, "thought": "Thinking"}),
+        ]);
+        let mut resumed = Exchange::new(
+            1,
+            "GET",
+            "/v1/responses/resp_1",
+            200,
+            crate::Clock::fixed_epoch(),
+        );
+        // A client that resumes from the start gets the first events again.
+        resumed.sse_events = events(vec![
+            json!({"type": "response.reasoning.started", "sequence_number": 1, "thought": "Thinking"}),
+            json!({"type": "response.output_item.done", "sequence_number": 2, "item": done["output"][0]}),
+            json!({"type": "response.completed", "sequence_number": 3, "response": done}),
+        ]);
+        let (agent, _, _) = script(&[cut, resumed]).expect("a script");
         assert_eq!(
             agent["turns"],
             json!([{"steps": [{"type": "reasoning", "thought": "Thinking"},
