@@ -19,6 +19,8 @@ pub(crate) struct Rpc {
     pub(crate) answer: Option<Value>,
     /// Notifications and server requests sent on the same stream before the answer.
     pub(crate) stream: Vec<Value>,
+    /// The HTTP status of the POST that carried it (a 401 never reached the server).
+    pub(crate) http_status: u16,
 }
 
 impl Rpc {
@@ -67,6 +69,7 @@ pub(crate) fn calls(exchanges: &[Exchange]) -> Vec<Rpc> {
                         params: result.clone(),
                         answer: None,
                         stream: Vec::new(),
+                        http_status: exchange.status,
                     });
                 }
                 continue;
@@ -93,6 +96,7 @@ pub(crate) fn calls(exchanges: &[Exchange]) -> Vec<Rpc> {
                 params: message.get("params").cloned().unwrap_or(Value::Null),
                 answer,
                 stream,
+                http_status: exchange.status,
             });
         }
     }

@@ -98,7 +98,7 @@ fn build(entry: &Entry, segments: &mut Vec<Vec<Value>>, at: usize, conv: &Conver
                 None => (unrecorded(), None),
             };
             let mut out = json!({"event": event, "text": said,
-                "interactions": interactions(point, event), "then": then});
+                "interactions": interactions(point, event, &said_before(entry, at)), "then": then});
             if let Some(denied) = denied {
                 out["denied"] = denied;
             }
@@ -262,9 +262,20 @@ fn sign_ins(point: &Point) -> Vec<Value> {
     found
 }
 
+/// The progress lines of the segment that ends at checkpoint `at`.
+fn said_before(entry: &Entry, at: usize) -> Vec<&str> {
+    entry
+        .progress
+        .iter()
+        .filter(|(segment, _)| *segment == at)
+        .map(|(_, line)| line.as_str())
+        .collect()
+}
+
 /// The prompts a question or confirmation checkpoint waits on, in the order the result lists
-/// them.
-fn interactions(point: &Point, event: &str) -> Vec<Value> {
+/// them. Without a form, the progress lines that opened them (`Asking: ...`, `Confirm: ...`)
+/// say what each asks.
+fn interactions(point: &Point, event: &str, said_before: &[&str]) -> Vec<Value> {
     let listed: Vec<&Value> = match point
         .result
         .get("pending_interactions")
@@ -283,17 +294,21 @@ fn interactions(point: &Point, event: &str) -> Vec<Value> {
         .get("text")
         .and_then(Value::as_str)
         .unwrap_or("");
+    let opened = |prefix: &str| said_before.iter().find_map(|l| l.strip_prefix(prefix));
     kinds
         .into_iter()
         .map(|kind| match kind {
             "confirm_action" => json!({"kind": "confirm",
-                "action": point.action.clone().unwrap_or_else(|| said.to_owned())}),
-            _ => json!({"kind": "question", "questions": questions(point, said)}),
+                "action": point.action.clone().or_else(|| opened(CONFIRM_STEP).map(str::to_owned))
+                    .unwrap_or_else(|| said.to_owned())}),
+            _ => json!({"kind": "question",
+                "questions": questions(point, opened(QUESTION_STEP).unwrap_or(said))}),
         })
         .collect()
 }
 
-/// The questions: as a form showed them, else named after the answers given, else one.
+/// The questions: as a form showed them, else named after the answers given (asking `said`'s
+/// first line), else one.
 fn questions(point: &Point, said: &str) -> Vec<Value> {
     if !point.questions.is_empty() {
         return point
@@ -373,11 +388,118 @@ fn split_steps(entry: &Entry) -> Vec<Vec<Value>> {
     }
     // A recording without step states still has their titles from progress notifications.
     if entry.steps.is_empty() {
-        segments[0] = entry
-            .progress
-            .iter()
-            .map(|title| json!({"title": title.trim_start_matches("Working: "), "duration": 0}))
-            .collect();
+        for (segment, line) in &entry.progress {
+            let title = line.trim_start_matches("Working: ");
+            if !narrates_a_checkpoint(title, entry.points.get(*segment)) {
+                segments[(*segment).min(count - 1)].push(json!({"title": title, "duration": 0}));
+            }
+        }
     }
     segments
+}
+
+/// The progress line the mock opens a question's step with, before the question.
+const QUESTION_STEP: &str = "Asking: ";
+/// The progress line the mock opens a confirmation's step with, before the action.
+const CONFIRM_STEP: &str = "Confirm: ";
+
+/// Whether a progress line is the mock's own word for the checkpoint that ends its segment
+/// (the step it opens for each prompt, sign-in, code or top-up it waits on) or for how the
+/// request ended, rather than a step of the work. A mock replaying the checkpoint says these
+/// itself, so as steps they would be said twice.
+fn narrates_a_checkpoint(line: &str, checkpoint: Option<&Point>) -> bool {
+    let waits_on = checkpoint.is_some_and(|point| match point.event() {
+        "ask_user_question" | "confirm_action" => {
+            line.starts_with(QUESTION_STEP) || line.starts_with(CONFIRM_STEP)
+        }
+        "auth_required" => point
+            .sign_ins
+            .iter()
+            .chain(point.result.get("interactive"))
+            .filter_map(|s| s.get("display_name").and_then(Value::as_str))
+            .any(|name| line.strip_prefix("Connect ") == Some(name)),
+        "interaction_required" => {
+            point
+                .result
+                .pointer("/interactive/title")
+                .and_then(Value::as_str)
+                == Some(line)
+        }
+        "two_factor_required" => line == "Two-factor authentication",
+        "insufficient_credits" => line == "Out of credits",
+        _ => false,
+    });
+    waits_on
+        || line.starts_with("Sleeping until ")
+        || ["Completed.", "Failed.", "Waiting."].contains(&line)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Conversation, turns};
+    use crate::record::rpc::Rpc;
+
+    fn call(
+        tool: &str,
+        arguments: serde_json::Value,
+        progress: &[&str],
+        result: serde_json::Value,
+    ) -> Rpc {
+        Rpc {
+            method: "tools/call".into(),
+            params: json!({"name": tool, "arguments": arguments}),
+            answer: Some(json!({"structuredContent": result})),
+            stream: progress
+                .iter()
+                .map(
+                    |line| json!({"method": "notifications/progress", "params": {"message": line}}),
+                )
+                .collect(),
+            http_status: 200,
+        }
+    }
+
+    #[test]
+    fn progress_lines_are_the_steps_of_their_segment_without_the_mocks_own_narration() {
+        let asked = "May I send it?";
+        let calls = [
+            Rpc {
+                http_status: 401,
+                ..call(
+                    "call_perplexity_computer",
+                    json!({"message": "Send it"}),
+                    &[],
+                    json!({}),
+                )
+            },
+            call(
+                "call_perplexity_computer",
+                json!({"message": "Send it"}),
+                &["Drafting", "Confirm: Send the email"],
+                json!({"event": "confirm_action", "text": asked, "thread_id": "t1",
+                    "task_status": "input_required"}),
+            ),
+            call(
+                "confirm_action_approve",
+                json!({"thread_id": "t1", "result": "yes"}),
+                &["Sending", "Completed."],
+                json!({"event": "complete", "text": "Sent.", "thread_id": "t1",
+                    "task_status": "completed"}),
+            ),
+        ];
+        let (turns, _) = turns(&Conversation::observe(&calls));
+        assert_eq!(
+            turns,
+            vec![
+                json!({"steps": [{"title": "Drafting", "duration": 0}], "outcome": {
+                "event": "confirm_action", "text": asked,
+                "interactions": [{"kind": "confirm", "action": "Send the email"}],
+                "then": {"steps": [{"title": "Sending", "duration": 0}],
+                    "outcome": {"event": "complete", "text": "Sent."}}}})
+            ],
+            "the refused (401) call is no turn"
+        );
+    }
 }

@@ -32,8 +32,9 @@ pub(crate) struct Entry {
     pub(crate) points: Vec<Point>,
     /// Steps by id, in the order the upstream numbered them.
     pub(crate) steps: BTreeMap<(u64, String), StepSeen>,
-    /// Step titles seen only in progress notifications, in order.
-    pub(crate) progress: Vec<String>,
+    /// Step titles seen only in progress notifications, in order, each with the segment it
+    /// came in (how many checkpoints the entry had reached: 0 before the first).
+    pub(crate) progress: Vec<(usize, String)>,
     /// The user cancelled it.
     pub(crate) cancelled: bool,
     /// When it started, when an answer said.
@@ -82,6 +83,11 @@ impl Conversation {
     }
 
     fn call(&mut self, call: &Rpc) {
+        if call.http_status >= 400 {
+            // Refused before it reached Computer (a sign-in that lapsed): the client sends it
+            // again, and that one is the turn.
+            return;
+        }
         let answer = call.answer.clone().unwrap_or(Value::Null);
         match call.method.as_str() {
             "tools/call" => self.tool(call, &answer),
@@ -557,17 +563,19 @@ impl Conversation {
         }
     }
 
-    /// Step titles from progress notifications.
+    /// Step titles from progress notifications, in the segment the call reached them in (a
+    /// call that moved a checkpoint on reports the steps after it).
     fn progress(&mut self, stream: &[Value]) {
         let Some(entry) = self.entries.last_mut() else {
             return;
         };
+        let segment = entry.points.len();
         for message in stream {
             if message.get("method").and_then(Value::as_str) == Some("notifications/progress")
                 && let Some(line) = message.pointer("/params/message").and_then(Value::as_str)
-                && !entry.progress.iter().any(|l| l == line)
+                && !entry.progress.iter().any(|(_, l)| l == line)
             {
-                entry.progress.push(line.to_owned());
+                entry.progress.push((segment, line.to_owned()));
             }
         }
     }
