@@ -10,7 +10,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use crate::clock::ClockMode;
-use crate::config::Config;
+use crate::config::{Config, Eras};
 use crate::error::{Error, FixtureError};
 use crate::fixtures::{self, Catalog};
 use crate::handle::MockHandle;
@@ -331,6 +331,36 @@ impl MockServerBuilder {
     /// ```
     pub fn auto_consent(mut self, account: impl Into<String>) -> Self {
         self.config.auto_consent = Some(account.into());
+        self
+    }
+
+    /// Makes the Computer endpoint speak only the protocol eras `eras` names, answering as a
+    /// server of that era would ([`Eras::Both`] by default): a handshake-only mock does not know
+    /// `server/discover`, a modern-only one does not know `initialize`.
+    ///
+    /// ```
+    /// let (_router, _mock) = mock_server::MockServer::builder()
+    ///     .eras(mock_server::Eras::Handshake)
+    ///     .router("http://mock.test")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn eras(mut self, eras: Eras) -> Self {
+        self.config.eras = eras;
+        self
+    }
+
+    /// Whether the built-in dev tokens (`alice-dev-token`, `bob-dev-token`) authenticate (yes by
+    /// default). With `false` they get a 401 saying a real OAuth sign-in is needed, as in a
+    /// scenario that tests sign-in.
+    ///
+    /// ```
+    /// let (_router, _mock) = mock_server::MockServer::builder()
+    ///     .dev_tokens(false)
+    ///     .router("http://mock.test")?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dev_tokens(mut self, accepted: bool) -> Self {
+        self.config.dev_tokens = accepted;
         self
     }
 

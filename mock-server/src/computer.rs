@@ -29,6 +29,7 @@ pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VE
 pub use tools::TOOL_NAMES;
 
 use crate::clock::Clock;
+use crate::config::Eras;
 use crate::fixtures::{Catalog, LoadedScenario};
 use crate::http::auth::Authenticator;
 use crate::limits::StateLimits;
@@ -63,6 +64,8 @@ pub(crate) struct Setup {
     pub(crate) authenticator: Authenticator,
     /// How many handshake sessions it keeps, and for how long unused.
     pub(crate) limits: StateLimits,
+    /// Which protocol eras the endpoint speaks.
+    pub(crate) eras: Eras,
 }
 
 impl Computer {
@@ -76,11 +79,12 @@ impl Computer {
             call_wait,
             authenticator,
             limits,
+            eras,
         } = setup;
         let engine = Engine::new(clock, catalog, world, base_url.clone(), call_wait);
         let service = Service::new(Arc::new(engine));
         Self {
-            endpoint: Endpoint::new(service.clone(), authenticator, &base_url, &limits),
+            endpoint: Endpoint::new(service.clone(), authenticator, &base_url, &limits, eras),
             service,
         }
     }

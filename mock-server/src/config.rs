@@ -54,6 +54,47 @@ pub(crate) struct Config {
     pub(crate) limits: StateLimits,
     /// Faults in force from the start (`--fault`).
     pub(crate) faults: Vec<FaultSpec>,
+    /// Which MCP protocol eras the endpoint speaks (`--eras`).
+    pub(crate) eras: Eras,
+    /// Whether the built-in dev tokens authenticate (`--no-dev-tokens` turns them off).
+    pub(crate) dev_tokens: bool,
+}
+
+/// Which MCP protocol eras the Computer endpoint speaks, so it can answer as a server of one
+/// era would (`mock-server --eras`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Eras {
+    /// Both on one URL (the default): a request goes to the era it shows.
+    #[default]
+    Both,
+    /// Only the handshake era (2025-11-25 and before), as a 2025-11-25 server: `server/discover`
+    /// is an unknown method (-32601), so an auto-negotiating client falls back to `initialize`.
+    Handshake,
+    /// Only the stateless 2026-07-28 era, as a 2026-07-28-only server: `initialize` is an
+    /// unknown method (404, -32601), GET and DELETE are 405.
+    Modern,
+}
+
+impl Eras {
+    /// Reads `both`, `handshake` or `modern` (the `--eras` values).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "both" => Some(Self::Both),
+            "handshake" => Some(Self::Handshake),
+            "modern" => Some(Self::Modern),
+            _ => None,
+        }
+    }
+
+    /// Whether the endpoint speaks the handshake era.
+    pub(crate) fn handshake(self) -> bool {
+        self != Self::Modern
+    }
+
+    /// Whether the endpoint speaks the stateless 2026-07-28 era.
+    pub(crate) fn modern(self) -> bool {
+        self != Self::Handshake
+    }
 }
 
 impl Default for Config {
@@ -74,6 +115,8 @@ impl Default for Config {
             connections: ConnectionLimits::default(),
             limits: StateLimits::default(),
             faults: Vec::new(),
+            eras: Eras::Both,
+            dev_tokens: true,
         }
     }
 }

@@ -143,7 +143,7 @@ pub use computer::model;
 pub use computer::{
     HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION, TOOL_NAMES, form_content_problem,
 };
-pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_CALL_WAIT};
+pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_CALL_WAIT, Eras};
 pub use error::{Error, FixtureError, FixtureErrorKind};
 pub use expect::{Expectation, Times};
 pub use fixtures::Catalog;

@@ -79,7 +79,8 @@ impl AppState {
             world.clone(),
             oauth.clone(),
             clock.clone(),
-        );
+        )
+        .with_dev_tokens(config.dev_tokens);
         let computer = computer::Computer::new(computer::Setup {
             clock: clock.clone(),
             catalog: catalog.clone(),
@@ -88,6 +89,7 @@ impl AppState {
             call_wait: config.call_wait,
             authenticator: authenticator.clone(),
             limits: config.limits,
+            eras: config.eras,
         });
         let faults = faults::Faults::new(config.faults.clone());
         Ok(Self {

@@ -75,6 +75,7 @@ mod no_outside_references;
 mod no_request_panics;
 mod notify_connected;
 mod oauth;
+mod one_era_and_sign_in_only;
 mod optional_auth;
 mod ownership;
 mod pages;

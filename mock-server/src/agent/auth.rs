@@ -55,6 +55,9 @@ impl Surface<AgentState> for AgentApi {
             AuthFailure::WrongResource { issued_for } => {
                 format!("invalid API key: this OAuth access token was issued for {issued_for}")
             }
+            AuthFailure::DevTokenRefused => {
+                format!("invalid API key: {}", crate::http::auth::DEV_TOKENS_REFUSED)
+            }
             AuthFailure::AccountGone => {
                 "invalid API key: the account this OAuth access token was issued for no \
                  longer exists"

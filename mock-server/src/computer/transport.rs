@@ -30,7 +30,10 @@ use super::model::error::ErrorData;
 use super::model::incoming::Incoming;
 use super::service::Service;
 use crate::clock::iso;
-use crate::http::auth::{Audience, AuthFailure, Authenticated, Authenticator, Surface};
+use crate::config::Eras;
+use crate::http::auth::{
+    Audience, AuthFailure, Authenticated, Authenticator, DEV_TOKENS_REFUSED, Surface,
+};
 use crate::limits::StateLimits;
 use crate::oauth::resource;
 use elicitation::Elicitations;
@@ -54,6 +57,7 @@ struct Parts {
     origins: Origins,
     base_url: String,
     mcp_resource: String,
+    eras: Eras,
 }
 
 impl Endpoint {
@@ -63,6 +67,7 @@ impl Endpoint {
         authenticator: Authenticator,
         base_url: &str,
         limits: &StateLimits,
+        eras: Eras,
     ) -> Self {
         Self {
             inner: Arc::new(Parts {
@@ -74,6 +79,7 @@ impl Endpoint {
                 origins: Origins::of(base_url),
                 base_url: base_url.to_owned(),
                 mcp_resource: resource::mcp_resource(base_url),
+                eras,
             }),
         }
     }
@@ -139,7 +145,11 @@ impl Surface<Endpoint> for Mcp {
     }
 
     fn reject(endpoint: &Endpoint, failure: AuthFailure) -> ErrorData {
-        let why = refusal_reason(&endpoint.inner.mcp_resource, &failure);
+        let why = if endpoint.inner.authenticator.accepts_dev_tokens() {
+            refusal_reason(&endpoint.inner.mcp_resource, &failure)
+        } else {
+            sign_in_only_reason(&endpoint.inner.mcp_resource, &failure)
+        };
         let challenge = resource::challenge(&endpoint.inner.base_url, &why);
         ErrorData::unauthorized(format!("Unauthorized: {why}"), challenge)
     }
@@ -170,6 +180,23 @@ fn refusal_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
         AuthFailure::AccountGone => {
             "the account this token was issued for no longer exists".to_owned()
         }
+        AuthFailure::DevTokenRefused => DEV_TOKENS_REFUSED.to_owned(),
+    }
+}
+
+/// The sentence a 401 gives on a mock that refuses the dev tokens: a real OAuth sign-in is
+/// the only way in, so no sentence offers a dev token.
+fn sign_in_only_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
+    match failure {
+        AuthFailure::DevTokenRefused => DEV_TOKENS_REFUSED.to_owned(),
+        AuthFailure::MissingHeader => "Authorization header missing: this scenario needs a real \
+            OAuth sign-in (see the resource_metadata URL); the built-in dev tokens are refused"
+            .to_owned(),
+        AuthFailure::NoBearerToken | AuthFailure::UnknownToken => "the bearer token is not valid \
+            for this server: sign in with OAuth (see the resource_metadata URL); the built-in \
+            dev tokens are refused in this scenario"
+            .to_owned(),
+        other => refusal_reason(mcp_resource, other),
     }
 }
 
@@ -204,7 +231,25 @@ async fn post(
         Ok(message) => message,
         Err(error) => return error.into_response(),
     };
-    if stateless::claims(headers, &message) {
+    let modern = match parts.eras {
+        Eras::Both => stateless::claims(headers, &message),
+        // A 2025-11-25 server knows no server/discover; anything else that shows the modern
+        // era is a handshake-era message without its session, answered as such.
+        Eras::Handshake => {
+            if let Some(refusal) = stateless::unknown_to_handshake_servers(&message) {
+                return refusal.into_response();
+            }
+            false
+        }
+        // A 2026-07-28-only server knows no initialize, stamped or not.
+        Eras::Modern => {
+            if let Some(refusal) = stateless::unknown_to_modern_servers(&message) {
+                return refusal.into_response();
+            }
+            true
+        }
+    };
+    if modern {
         let service = parts.service.clone();
         let elicitations = parts.elicitations.clone();
         // Boxed: the stateless era's future is several times the size of the handshake's,
@@ -257,7 +302,7 @@ async fn stream(
     Authenticated { account, .. }: Authenticated<Mcp>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(refusal) = stateless::refuse_non_post(&headers) {
+    if let Some(refusal) = stateless::refuse_non_post(&headers, endpoint.inner.eras) {
         return refusal.into_response();
     }
     if !accepted(&headers).event_stream {
@@ -279,7 +324,7 @@ async fn delete(
     Authenticated { account, .. }: Authenticated<Mcp>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(refusal) = stateless::refuse_non_post(&headers) {
+    if let Some(refusal) = stateless::refuse_non_post(&headers, endpoint.inner.eras) {
         return refusal.into_response();
     }
     endpoint.inner.sessions.delete(&headers, &account.id)

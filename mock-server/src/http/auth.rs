@@ -32,6 +32,11 @@ pub enum AuthMode {
 /// The account every request acts as under `--auth none`.
 const DEFAULT_ACCOUNT: &str = "alice";
 
+/// The sentence a refused dev token gets, on every surface.
+pub(crate) const DEV_TOKENS_REFUSED: &str = "this scenario needs a real OAuth sign-in, and the \
+    built-in dev tokens (alice-dev-token, bob-dev-token) are refused: send the first request \
+    without Authorization and follow the resource_metadata URL of the 401 to sign in";
+
 /// Why a request could not be authenticated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AuthFailure {
@@ -57,6 +62,8 @@ pub(crate) enum AuthFailure {
     },
     /// The account the token was issued for no longer exists.
     AccountGone,
+    /// A built-in dev token, on a mock that refuses them (`--no-dev-tokens`).
+    DevTokenRefused,
 }
 
 /// Which OAuth access tokens a surface accepts.
@@ -97,6 +104,7 @@ pub(crate) struct Authenticator {
 
 struct Inner {
     mode: AuthMode,
+    dev_tokens: bool,
     world: Arc<World>,
     tokens: Arc<dyn IssuedTokens>,
     clock: Clock,
@@ -113,11 +121,37 @@ impl Authenticator {
         Self {
             inner: Arc::new(Inner {
                 mode,
+                dev_tokens: true,
                 world,
                 tokens,
                 clock,
             }),
         }
+    }
+
+    /// The same authenticator, refusing the built-in dev tokens unless `accepted`.
+    pub(crate) fn with_dev_tokens(self, accepted: bool) -> Self {
+        let Inner {
+            mode,
+            world,
+            tokens,
+            clock,
+            ..
+        } = &*self.inner;
+        Self {
+            inner: Arc::new(Inner {
+                mode: *mode,
+                dev_tokens: accepted,
+                world: world.clone(),
+                tokens: tokens.clone(),
+                clock: clock.clone(),
+            }),
+        }
+    }
+
+    /// Whether the built-in dev tokens authenticate.
+    pub(crate) fn accepts_dev_tokens(&self) -> bool {
+        self.inner.dev_tokens
     }
 
     /// The account a request with `headers` acts as, for a surface accepting `audience`.
@@ -128,6 +162,7 @@ impl Authenticator {
     ) -> Result<Arc<Account>, AuthFailure> {
         let Inner {
             mode,
+            dev_tokens,
             world,
             tokens,
             clock,
@@ -143,7 +178,11 @@ impl Authenticator {
         }
         let token = bearer_token(headers).ok_or(AuthFailure::NoBearerToken)?;
         if let Some(account) = world.account_for_token(token) {
-            return Ok(account.clone());
+            return if *dev_tokens {
+                Ok(account.clone())
+            } else {
+                Err(AuthFailure::DevTokenRefused)
+            };
         }
         let issued = tokens.issued(token).ok_or(AuthFailure::UnknownToken)?;
         if issued.revoked {

@@ -52,6 +52,9 @@ impl Surface<SonarState> for SonarApi {
             AuthFailure::WrongResource { issued_for } => {
                 format!("invalid API key: this OAuth access token was issued for {issued_for}")
             }
+            AuthFailure::DevTokenRefused => {
+                format!("invalid API key: {}", crate::http::auth::DEV_TOKENS_REFUSED)
+            }
             AuthFailure::AccountGone => "invalid API key: the account this OAuth access token \
                                          was issued for no longer exists"
                 .to_owned(),

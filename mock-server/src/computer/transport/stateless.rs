@@ -34,6 +34,7 @@ use crate::computer::model::tools::{ListToolsResult, ToolName};
 use crate::computer::model::version::{MODERN_VERSION, ProtocolVersion};
 use crate::computer::service::Service;
 use crate::computer::tools;
+use crate::config::Eras;
 use crate::world::Account;
 
 /// Whether a POSTed message without a session belongs to the modern era.
@@ -63,11 +64,46 @@ pub(crate) fn claims(headers: &HeaderMap, message: &Incoming) -> bool {
     }
 }
 
-/// The refusal of a GET or DELETE that is a modern-era request (which only knows POST).
-pub(crate) fn refuse_non_post(headers: &HeaderMap) -> Option<ErrorData> {
-    if headers.contains_key(&SESSION_ID)
-        || header_str(headers, &PROTOCOL_VERSION) != Some(MODERN_VERSION)
-    {
+/// On a handshake-only mock, the answer to a message a 2025-11-25 server does not know:
+/// `server/discover` is an unknown method there (-32601), which an auto-negotiating client
+/// takes as the sign to fall back to `initialize`.
+pub(crate) fn unknown_to_handshake_servers(message: &Incoming) -> Option<ErrorData> {
+    let Incoming::Request(JsonRpcRequest {
+        id,
+        request: request @ ClientRequest::Discover(_),
+    }) = message
+    else {
+        return None;
+    };
+    Some(
+        ErrorData::method_not_found(format!(
+            "Method not found: {}. This server speaks the handshake era (2025-11-25 and \
+             earlier): start with initialize.",
+            request.method()
+        ))
+        .with_id(Some(id.clone())),
+    )
+}
+
+/// On a modern-only mock, the answer to an `initialize` (stamped with the envelope or not):
+/// 404 with -32601, as a 2026-07-28-only server answers a method it does not have.
+pub(crate) fn unknown_to_modern_servers(message: &Incoming) -> Option<ErrorData> {
+    let Incoming::Request(JsonRpcRequest {
+        id,
+        request: request @ ClientRequest::Initialize(_),
+    }) = message
+    else {
+        return None;
+    };
+    Some(method_not_found(id, request))
+}
+
+/// The refusal of a GET or DELETE that is a modern-era request (which only knows POST), or
+/// any GET or DELETE on a modern-only mock.
+pub(crate) fn refuse_non_post(headers: &HeaderMap, eras: Eras) -> Option<ErrorData> {
+    let modern_request = !headers.contains_key(&SESSION_ID)
+        && header_str(headers, &PROTOCOL_VERSION) == Some(MODERN_VERSION);
+    if !eras.modern() || !(modern_request || !eras.handshake()) {
         return None;
     }
     Some(ErrorData::post_only(
@@ -208,25 +244,27 @@ pub(crate) async fn post(
             tasks::update(&service, tasks, &account, id, params).await
         }
         ClientRequest::CancelTask(params) => tasks::cancel(&service, tasks, &account, id, &params),
-        other => {
-            let hint = match other.method() {
-                "initialize" | "ping" => {
-                    " 2026-07-28 removed initialize and ping: requests are stateless (send \
-                     server/discover to learn what this server speaks)."
-                }
-                "tasks/result" | "tasks/list" => {
-                    " The tasks extension has no tasks/result or tasks/list: poll tasks/get with \
-                     the taskId you saved."
-                }
-                _ => {
-                    " This server offers server/discover, tools/list, tools/call and, with the \
-                     tasks extension, tasks/get, tasks/update and tasks/cancel."
-                }
-            };
-            ErrorData::method_not_found(format!("Method not found: {}.{hint}", other.method()))
-                .with_status(StatusCode::NOT_FOUND)
-                .with_id(Some(id))
-                .into_response()
-        }
+        other => method_not_found(&id, &other).into_response(),
     }
+}
+
+/// -32601 (HTTP 404) for a method the stateless era does not have, with what to send instead.
+fn method_not_found(id: &RequestId, request: &ClientRequest) -> ErrorData {
+    let hint = match request.method() {
+        "initialize" | "ping" => {
+            " 2026-07-28 removed initialize and ping: requests are stateless (send \
+             server/discover to learn what this server speaks)."
+        }
+        "tasks/result" | "tasks/list" => {
+            " The tasks extension has no tasks/result or tasks/list: poll tasks/get with \
+             the taskId you saved."
+        }
+        _ => {
+            " This server offers server/discover, tools/list, tools/call and, with the \
+             tasks extension, tasks/get, tasks/update and tasks/cancel."
+        }
+    };
+    ErrorData::method_not_found(format!("Method not found: {}.{hint}", request.method()))
+        .with_status(StatusCode::NOT_FOUND)
+        .with_id(Some(id.clone()))
 }
