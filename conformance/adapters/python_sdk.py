@@ -1,9 +1,11 @@
 """Conformance adapter for the official Python MCP SDK (`mcp` 2.3.0), both protocol eras.
 
-Usage (the runner appends the MCP URL):  conformance --target "python python_sdk.py [--naive]"
+Usage (the runner appends the MCP URL):  conformance --target "python python_sdk.py [--naive] [--legacy]"
 The SDK speaks MCP; this file is the host: it asks the user channel (CONFORMANCE_USER_URL) what
-the person says and follows the Computer follow-up rules. MCP_CONFORMANCE_PROTOCOL_VERSION picks
-the era; in 2026-07-28 the SDK answers in-call questions through `elicitation_callback` (MRTR), and
+the person says and follows the Computer follow-up rules. The SDK negotiates the era with its
+default `mode="auto"` (the runner's mock answers as a server of the scenario's era would);
+`--legacy` forces the handshake. In 2026-07-28 (MCP_CONFORMANCE_PROTOCOL_VERSION) the SDK answers
+in-call questions through `elicitation_callback` (MRTR), and
 with MCP_CONFORMANCE_CONTEXT's `flow: tasks` the `Tasks` extension below follows the task.
 `--naive` takes `event: complete` as "finished" (the mistake the document warns about), to show
 the suite catches it.
@@ -25,7 +27,7 @@ from mcp.client.extension import ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ElicitResult, Request, Result
 
-URL, NAIVE = sys.argv[-1], "--naive" in sys.argv
+URL, NAIVE, LEGACY = sys.argv[-1], "--naive" in sys.argv, "--legacy" in sys.argv
 USER = os.environ["CONFORMANCE_USER_URL"]
 TOKEN = os.environ.get("CONFORMANCE_BEARER_TOKEN", "alice-dev-token")
 MODERN = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") == "2026-07-28"
@@ -127,7 +129,7 @@ async def host(http, plain, auth):  # the person's turns and the Computer follow
         while m.status_code == 200:
             yield m.json()
             m = await user("next-message")
-    async with Client(streamable_http_client(URL, http_client=http), mode="auto" if MODERN else "legacy",
+    async with Client(streamable_http_client(URL, http_client=http), mode="legacy" if LEGACY else "auto",
                       elicitation_callback=on_elicit if MODERN else None,
                       extensions=[Tasks(answer, user, lambda tool, **a: call(tool, **a))] if TASKS else None,
                       client_info=Implementation(name="python-sdk-adapter", version="1")) as mcp:

@@ -358,9 +358,10 @@ async fn a_client_in_the_wrong_era_is_told_both_eras_end_to_end() {
         .collect();
     assert!(!failing.is_empty(), "the handshake client failed nothing");
     assert!(
-        failing.iter().all(|c| c
-            .details
-            .contains("but the client sent initialize (#0) and negotiated 2025-11-25")),
+        failing.iter().all(|c| c.details.contains(
+            "but the client sent initialize (#0) and the mock refused it as a \
+                       2026-07-28-only server does (method not found)"
+        )),
         "{failing:#?}"
     );
 }

@@ -184,15 +184,23 @@ fn handshake_era_missed(t: &Transcript, spec: &ScenarioSpec) -> Option<Cause> {
     })
 }
 
-/// A 2026-07-28 scenario whose client completed `initialize` instead.
+/// A 2026-07-28 scenario whose client sent `initialize` instead: the mock, a 2026-07-28-only
+/// server there, refused it, or (an older transcript) the client negotiated a handshake version.
 fn modern_era_missed(t: &Transcript, spec: &ScenarioSpec) -> Option<Cause> {
     if spec.era != Era::Modern || spec.suite != "computer" {
         return None;
     }
-    let (init, version) = initialized_version(t)?;
+    let init = t
+        .rpcs
+        .iter()
+        .find(|r| r.method.as_deref() == Some("initialize"))?;
     if t.rpcs.iter().any(modern_version) {
         return None;
     }
+    let answered = match init.response.pointer("/result/protocolVersion") {
+        Some(version) => format!("negotiated {}", version.as_str().unwrap_or("?")),
+        None => "the mock refused it as a 2026-07-28-only server does (method not found)".into(),
+    };
     let declare = match spec.flow {
         Flow::Tasks => "the io.modelcontextprotocol/tasks extension",
         Flow::Elicitation => "elicitation {form, url}",
@@ -201,7 +209,7 @@ fn modern_era_missed(t: &Transcript, spec: &ScenarioSpec) -> Option<Cause> {
     Some(Cause {
         text: format!(
             "this scenario runs 2026-07-28 (MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28, flow \
-                 {}), but the client sent initialize (#{}) and negotiated {version}",
+                 {}), but the client sent initialize (#{}) and {answered}",
             spec.flow.name(),
             init.seq
         ),

@@ -8,7 +8,7 @@ use crate::check::{Advice, Check, DocRef, Level, Outcome};
 use crate::error::Error;
 use crate::judge::{Judgement, judge_transcript};
 use crate::rules;
-use crate::suite::{BEARER_TOKEN, ScenarioSpec, SignIn};
+use crate::suite::{BEARER_TOKEN, Era, ScenarioSpec, SignIn};
 use crate::transcript::Transcript;
 
 use super::clock::{ClockDriver, RunClock};
@@ -85,7 +85,16 @@ impl Stage {
         // Computer scenarios are the fallback of conversations that name none; an Agent API
         // request picks its scenario from its own message, as the catalog says.
         if spec.suite == "computer" {
-            builder = builder.scenario(spec.name);
+            // The mock answers as a server of the scenario's era would, so a client that
+            // negotiates (an SDK's `mode="auto"`) lands in that era with its defaults.
+            builder = builder.scenario(spec.name).eras(match spec.era {
+                Era::Handshake => mock_server::Eras::Handshake,
+                Era::Modern => mock_server::Eras::Modern,
+            });
+        }
+        // A sign-in scenario tests the sign-in: a dev token would skip it.
+        if spec.sign_in == SignIn::OAuth {
+            builder = builder.dev_tokens(false);
         }
         if let Some(o) = &overrides {
             builder = builder.fixtures(o.dir());
