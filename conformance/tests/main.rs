@@ -15,6 +15,7 @@ mod ci;
 mod claims;
 mod cli;
 mod docs_pages;
+mod era_fairness;
 mod fault_rule_checks;
 mod fault_verdicts;
 mod install;
