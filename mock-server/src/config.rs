@@ -85,16 +85,6 @@ impl Eras {
             _ => None,
         }
     }
-
-    /// Whether the endpoint speaks the handshake era.
-    pub(crate) fn handshake(self) -> bool {
-        self != Self::Modern
-    }
-
-    /// Whether the endpoint speaks the stateless 2026-07-28 era.
-    pub(crate) fn modern(self) -> bool {
-        self != Self::Handshake
-    }
 }
 
 impl Default for Config {

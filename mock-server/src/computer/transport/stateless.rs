@@ -103,7 +103,13 @@ pub(crate) fn unknown_to_modern_servers(message: &Incoming) -> Option<ErrorData>
 pub(crate) fn refuse_non_post(headers: &HeaderMap, eras: Eras) -> Option<ErrorData> {
     let modern_request = !headers.contains_key(&SESSION_ID)
         && header_str(headers, &PROTOCOL_VERSION) == Some(MODERN_VERSION);
-    if !eras.modern() || !(modern_request || !eras.handshake()) {
+    // Both eras: only a modern request is refused; modern only: every GET and DELETE.
+    let refused = match eras {
+        Eras::Handshake => false,
+        Eras::Both => modern_request,
+        Eras::Modern => true,
+    };
+    if !refused {
         return None;
     }
     Some(ErrorData::post_only(
