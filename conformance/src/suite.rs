@@ -97,9 +97,10 @@ const BASE: &[ScenarioSpec] = &[
         &["Email me a summary of my unread messages."],
     ),
     ScenarioSpec {
-        // The task resumes when the person finishes the sign-in page and runs 60 virtual seconds
-        // more: at this speed that outlasts the client's notify_connected round trip, so a client
-        // that takes the `complete` answer for finished is caught while the task still works.
+        // The task resumes on the client's notify_connected (after the person finished the
+        // sign-in page) and runs 60 virtual seconds more: at this speed that outlasts the
+        // client's round trip back to read_thread, so a client that takes the `complete` answer
+        // for finished is caught while the task still works.
         max_time_scale: 500.0,
         ..spec(
             "auth-required",

@@ -47,9 +47,13 @@ async fn a_sign_in_answers_auth_required_with_an_auth_url_on_the_mock() {
     assert!(auth_url.starts_with(BASE), "{auth_url}");
 }
 
+/// "Perplexity Computer MCP Server, Status and Progress Updates": "`auth_required`: Open the
+/// OAuth URL, then call `notify_connected` with the event's `connector`", and the worked
+/// example: "After you sign in, notify_connected tells Computer, and the same request continues
+/// [...] text: \"Sign-in sent. Computer is continuing this request; ...\"". Finishing the page
+/// connects the account; only `notify_connected` resumes the request.
 #[tokio::test(start_paused = true)]
-async fn opening_the_auth_url_completes_the_sign_in_and_notify_connected_then_says_already_answered()
- {
+async fn opening_the_auth_url_connects_the_account_and_only_notify_connected_resumes_the_request() {
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
     let result = asked(&mut client).await;
@@ -63,9 +67,14 @@ async fn opening_the_auth_url_completes_the_sign_in_and_notify_connected_then_sa
         page.body.as_str().unwrap_or("").contains("Slack connected"),
         "{page:?}"
     );
+    // The page alone does not continue the request, however long the client waits.
+    mock.advance(Duration::from_secs(120));
     let read = client.read(&thread).await;
-    assert_eq!(read["web_state"]["task_status"], "working");
-    assert_eq!(read["web_state"]["entries"][0]["auth_requests"], json!([]));
+    assert_eq!(read["web_state"]["task_status"], "input_required", "{read}");
+    assert_eq!(
+        read["web_state"]["entries"][0]["auth_requests"][0]["connector"], "slack",
+        "{read}"
+    );
 
     let before = mock.now();
     let notified = client
@@ -79,11 +88,14 @@ async fn opening_the_auth_url_completes_the_sign_in_and_notify_connected_then_sa
     assert_eq!(notified["thread_id"], thread);
     assert_eq!(notified["event"], "complete");
     assert_eq!(notified["task_status"], "working");
-    assert!(text(&notified).contains("already answered"), "{notified}");
+    assert!(
+        text(&notified).starts_with("Sign-in sent. Computer is continuing this request;"),
+        "{notified}"
+    );
     let read = client.read(&thread).await;
     assert!(
         !text(&read).contains("Slack connected"),
-        "nothing new was sent: {read}"
+        "message isn't sent: {read}"
     );
 
     mock.advance(Duration::from_secs(61));

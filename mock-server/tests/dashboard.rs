@@ -245,7 +245,7 @@ async fn approve_and_deny_decide_a_confirmation_as_its_owner() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_sign_in_button_finishes_the_sign_in() {
+async fn the_sign_in_button_connects_and_notify_connected_finishes_the_sign_in() {
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
     let id = thread_id(
@@ -265,6 +265,15 @@ async fn the_sign_in_button_finishes_the_sign_in() {
         )
         .await;
     assert_eq!(signed.status, StatusCode::OK, "{}", signed.body);
+    // "Open the OAuth URL, then call notify_connected": the page connects the account, and
+    // the request waits for the client's notify_connected.
+    assert_eq!(only_thread(&mock).await["waiting_on"][0]["kind"], "sign_in");
+    client
+        .call_json(
+            "notify_connected",
+            json!({"thread_id": id, "message": "Slack connected"}),
+        )
+        .await;
     assert!(
         only_thread(&mock).await["waiting_on"]
             .as_array()

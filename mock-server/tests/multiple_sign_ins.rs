@@ -125,9 +125,12 @@ async fn after_the_first_sign_in_the_task_is_input_required_and_after_both_it_wo
     assert!(!text(&read).contains("Linear connected"));
 }
 
+/// "`auth_required`: Open the OAuth URL, then call `notify_connected` with the event's
+/// `connector`": the connect button connects GitHub, and `notify_connected` then answers that
+/// sign-in: "If the task is waiting on other input, such as another sign-in, the call returns
+/// task_status: \"input_required\" instead".
 #[tokio::test(start_paused = true)]
-async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_says_already_answered()
- {
+async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_answers_it() {
     let mock = Mock::new();
     let mut client = mock.session("alice-dev-token").await;
     let thread = started(&mut client).await;
@@ -139,20 +142,19 @@ async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_s
 
     let page = mock.get(&github_url).await;
     assert_eq!(page.status, 200);
-    let still = client.read(&thread).await;
-    assert_eq!(
-        still["web_state"]["entries"][0]["auth_requests"]
-            .as_array()
-            .map(Vec::len),
-        Some(2),
-        "opening the page alone does not sign in"
+    assert!(
+        page.body.as_str().unwrap_or("").contains("Connect GitHub"),
+        "opening the page alone does not sign in: {page:?}"
     );
     let action = common::form_action(&page.body, &github_url);
     assert_eq!(mock.post_form(&action).await.status, 200);
     let after = client.read(&thread).await;
     assert_eq!(
-        after["web_state"]["entries"][0]["auth_requests"][0]["connector"],
-        "linear"
+        after["web_state"]["entries"][0]["auth_requests"]
+            .as_array()
+            .map(Vec::len),
+        Some(2),
+        "connected, but the task waits for notify_connected: {after}"
     );
 
     let notified = client
@@ -162,7 +164,10 @@ async fn a_sign_in_page_waits_for_its_connect_button_and_notify_connected_then_s
         )
         .await;
 
-    assert!(text(&notified).contains("already answered"), "{notified}");
+    assert!(
+        text(&notified).starts_with("Sign-in recorded."),
+        "{notified}"
+    );
     assert!(text(&notified).contains("Linear"), "{notified}");
     assert_eq!(notified["task_status"], "input_required");
     assert!(!text(&client.read(&thread).await).contains("GitHub connected"));

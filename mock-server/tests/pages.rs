@@ -26,7 +26,13 @@ async fn a_used_sign_in_link_says_it_was_already_completed() {
         .to_owned();
     let first = mock.get(&url).await;
     assert!(html(&first).contains("Slack connected"), "{first:?}");
-    // The sign-in ends and the request runs on without it.
+    // notify_connected ends the sign-in and the request runs on without it.
+    client
+        .call_json(
+            "notify_connected",
+            json!({"thread_id": thread_id(&result), "message": "Slack connected"}),
+        )
+        .await;
     mock.advance(Duration::from_secs(120));
 
     for second in [mock.get(&url).await, mock.post_form(&url).await] {

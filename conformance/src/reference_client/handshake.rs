@@ -238,6 +238,20 @@ impl Client {
                     }
                     result = self.interact(&t, &item, &result).await?;
                 }
+                Some(Event::AuthRequired)
+                    if self.io.breaks(ids::COMPUTER_AUTH_NOTIFY_AFTER_SIGN_IN) =>
+                {
+                    // Breaking the rule: the sign-in finished on its page taken for enough, so
+                    // the client never tells Computer and leaves the request waiting.
+                    if let Some(url) = result
+                        .pointer("/interactive/auth_url")
+                        .and_then(Value::as_str)
+                    {
+                        self.io.ask_url(url, "Sign in").await?;
+                    }
+                    self.io.show("status", &result).await?;
+                    return Ok(Settled { thread: Some(t) });
+                }
                 Some(Event::AuthRequired) => {
                     result = self.sign_in(&t, &result).await?;
                 }

@@ -1,5 +1,5 @@
-//! Sign-ins: open the URL before notify_connected, name the connector when several wait, and
-//! leave optional reconnections alone.
+//! Sign-ins: open the URL before notify_connected, call it once the user signed in, name the
+//! connector when several wait, and leave optional reconnections alone.
 
 use std::collections::BTreeSet;
 
@@ -49,6 +49,18 @@ pub(super) fn rules() -> Vec<Rule> {
             },
             scenarios: &["optional-auth"],
             check: optional_ignored,
+        },
+        Rule {
+            id: ids::COMPUTER_AUTH_NOTIFY_AFTER_SIGN_IN,
+            summary: "once the user opened an auth_required event's auth_url, notify_connected tells Computer, so the request continues",
+            level: Level::Must,
+            doc: DocRef {
+                document: COMPUTER_DOC,
+                section: "Conversation Threading",
+                quote: "If Computer needs to connect to a service mid-task, it returns an auth_required event. After you sign in, notify_connected tells Computer, and the same request continues on the same thread",
+            },
+            scenarios: &["auth-required", "multiple-sign-ins"],
+            check: notify_after_sign_in,
         },
     ]
 }
@@ -103,6 +115,9 @@ fn sign_ins(t: &Transcript) -> Vec<(String, String, String, usize)> {
 fn open_then_notify(t: &Transcript) -> Outcome {
     let notifies: Vec<_> = t.calls_named("notify_connected").collect();
     if notifies.is_empty() {
+        if let Some((thread, url)) = unnotified_sign_in(t) {
+            return not_reached_without_notify(&thread, &url);
+        }
         return Outcome::Unobserved("the client never called notify_connected".into());
     }
     let known = sign_ins(t);
@@ -151,6 +166,85 @@ fn open_then_notify(t: &Transcript) -> Outcome {
         }
     }
     Outcome::Pass("each notify_connected followed a GET of its auth_url".into())
+}
+
+/// Each `auth_required` event whose `auth_url` the client then opened: (thread, auth_url, the
+/// seq of the result).
+fn signed_in_events(t: &Transcript) -> Vec<(String, String, usize)> {
+    t.calls
+        .iter()
+        .filter(|c| c.result.get("event").and_then(Value::as_str) == Some("auth_required"))
+        .filter_map(|c| {
+            let url = c.result.pointer("/interactive/auth_url")?.as_str()?;
+            let thread = c.result.get("thread_id")?.as_str()?;
+            t.opened_before(url, usize::MAX)
+                .is_some_and(|opened| opened > c.seq)
+                .then(|| (thread.to_owned(), url.to_owned(), c.seq))
+        })
+        .collect()
+}
+
+/// "After you sign in, notify_connected tells Computer": the page finishing the sign-in
+/// connects the account, but the request waits until the client says so. Each auth_required
+/// event whose auth_url the client opened is followed by a notify_connected on its thread.
+/// The first sign-in the user finished on a thread the client then never told Computer about
+/// (its thread and auth_url): rules whose trigger a `notify_connected` is, or that judge how a
+/// thread was followed after it, are not reached there; [`notify_after_sign_in`] reports it.
+pub(super) fn unnotified_sign_in(t: &Transcript) -> Option<(String, String)> {
+    signed_in_events(t)
+        .into_iter()
+        .find_map(|(thread, url, seq)| {
+            let told = t.calls_named("notify_connected").any(|n| {
+                n.seq > seq && n.args.get("thread_id").and_then(Value::as_str) == Some(&thread)
+            });
+            (!told).then_some((thread, url))
+        })
+}
+
+/// Not judged because of a sign-in the client never told Computer about.
+pub(super) fn not_reached_without_notify(thread: &str, url: &str) -> Outcome {
+    Outcome::NotReached(format!(
+        "the user signed in at {url} and the client never called notify_connected on thread {thread}, which {} reports",
+        ids::COMPUTER_AUTH_NOTIFY_AFTER_SIGN_IN
+    ))
+}
+
+fn notify_after_sign_in(t: &Transcript) -> Outcome {
+    let events = signed_in_events(t);
+    if events.is_empty() {
+        let asked = t
+            .calls
+            .iter()
+            .any(|c| c.result.get("event").and_then(Value::as_str) == Some("auth_required"));
+        if asked {
+            // The user never reached the page: the order of the two steps is the other rule's.
+            return Outcome::NotReached(format!(
+                "the client never opened an auth_required event's auth_url, which {} judges",
+                ids::COMPUTER_AUTH_OPEN_THEN_NOTIFY
+            ));
+        }
+        return Outcome::Unobserved(
+            "no auth_required event whose auth_url the client then opened".into(),
+        );
+    }
+    for (thread, url, seq) in &events {
+        let told = t.calls_named("notify_connected").any(|n| {
+            n.seq > *seq && n.args.get("thread_id").and_then(Value::as_str) == Some(thread)
+        });
+        if !told {
+            let opened = t.opened_before(url, usize::MAX).unwrap_or(*seq);
+            return Outcome::Violated {
+                message: format!(
+                    "the user signed in at {url}, and the client never called notify_connected on thread {thread}, so the request waits for ever"
+                ),
+                evidence: vec![*seq, opened],
+            };
+        }
+    }
+    Outcome::Pass(format!(
+        "notify_connected followed each of {} sign-ins the user finished",
+        events.len()
+    ))
 }
 
 /// Judges from what the mock answered, in journal order, which sign-ins were waiting: a
@@ -231,6 +325,8 @@ fn connector_when_several(t: &Transcript) -> Outcome {
     }
     if exercised {
         Outcome::Pass("notify_connected named the connector while several sign-ins waited".into())
+    } else if let Some((thread, url)) = unnotified_sign_in(t) {
+        not_reached_without_notify(&thread, &url)
     } else {
         Outcome::Unobserved(
             "the client never called notify_connected while the mock showed several sign-ins waiting".into(),

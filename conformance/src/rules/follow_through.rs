@@ -370,6 +370,9 @@ fn input_required_read_thread(t: &Transcript) -> Outcome {
                 ids::COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL
             ));
         }
+        if let Some((thread, url)) = super::auth::unnotified_sign_in(t) {
+            return super::auth::not_reached_without_notify(&thread, &url);
+        }
         return Outcome::Unobserved(
             "no notify_connected was answered with task_status input_required".into(),
         );

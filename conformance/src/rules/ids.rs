@@ -51,6 +51,8 @@ pub const COMPUTER_AUTH_OPEN_THEN_NOTIFY: &str = "computer.auth.open-then-notify
 pub const COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL: &str = "computer.auth.connector-when-several";
 /// `computer.auth.optional-ignored`
 pub const COMPUTER_AUTH_OPTIONAL_IGNORED: &str = "computer.auth.optional-ignored";
+/// `computer.auth.notify-after-sign-in`
+pub const COMPUTER_AUTH_NOTIFY_AFTER_SIGN_IN: &str = "computer.auth.notify-after-sign-in";
 
 // ---- Running out of credits (`credits.rs`). ----
 /// `computer.credits.before-send`
@@ -259,6 +261,7 @@ pub const ALL: &[&str] = &[
     COMPUTER_AUTH_OPEN_THEN_NOTIFY,
     COMPUTER_AUTH_CONNECTOR_WHEN_SEVERAL,
     COMPUTER_AUTH_OPTIONAL_IGNORED,
+    COMPUTER_AUTH_NOTIFY_AFTER_SIGN_IN,
     COMPUTER_CREDITS_BEFORE_SEND,
     COMPUTER_CREDITS_DURING_TASK,
     COMPUTER_CREDITS_NO_BILLING_URL,

@@ -200,6 +200,12 @@ fn task_status(t: &Transcript) -> Outcome {
         let Some(last) = last else { continue };
         let status = last.task_status().unwrap_or_default();
         if !terminal(status) {
+            // A request left waiting on a sign-in the client never told Computer about.
+            if let Some((waiting, url)) = super::auth::unnotified_sign_in(t)
+                && waiting == *thread
+            {
+                return super::auth::not_reached_without_notify(&waiting, &url);
+            }
             return Outcome::Violated {
                 message: format!(
                     "the client stopped following thread {thread} while task_status was {status}: {}",

@@ -62,7 +62,10 @@ pub(super) const DUTIES: &[Duty] = &[
         "C06",
         "Status and Progress Updates (follow-up table)",
         "Open the OAuth URL, then call `notify_connected` with the event’s `connector`.",
-        Rules(&[COMPUTER_AUTH_OPEN_THEN_NOTIFY]),
+        Rules(&[
+            COMPUTER_AUTH_OPEN_THEN_NOTIFY,
+            COMPUTER_AUTH_NOTIFY_AFTER_SIGN_IN,
+        ]),
     ),
     duty(
         "C07",

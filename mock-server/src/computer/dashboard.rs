@@ -275,9 +275,10 @@ impl Service {
             }
             PageAction::SignIn { request_id } => {
                 return match self.visit_sign_in(thread_id, &request_id, true) {
-                    SignInVisit::Found { display_name, .. } => {
-                        done(format!("Signed in to {display_name} on its page."))
-                    }
+                    SignInVisit::Found { display_name, .. } => done(format!(
+                        "Signed in to {display_name} on its page; the request continues once \
+                             the client calls notify_connected."
+                    )),
                     SignInVisit::AlreadyDone { display_name } => Err(ActionRefused::NotApplicable(
                         format!("The {display_name} sign-in `{request_id}` was already completed."),
                     )),

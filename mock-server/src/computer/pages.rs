@@ -44,7 +44,7 @@ async fn sign_in_page(
             completed: true,
         } => page(
             &format!("{} connected", escape(&display_name)),
-            "<p>You're signed in. You can close this page; Computer continues the task.</p>",
+            "<p>You're signed in. You can close this page.</p>",
         )
         .into_response(),
         SignInVisit::Found { display_name, .. } => page(

@@ -535,6 +535,7 @@ impl Thread {
                             },
                         },
                         state: RequestState::Open,
+                        connected: false,
                     })
                     .collect();
                 for request in &requests {
@@ -562,6 +563,7 @@ impl Thread {
                         id: new_request(),
                         kind: RequestKind::SignIn(sign_in),
                         state: RequestState::Open,
+                        connected: false,
                     })
                     .collect();
                 for request in &requests {
@@ -717,17 +719,48 @@ impl Thread {
         self.resolve_input_steps(now);
     }
 
-    /// Records a visit to a form or sign-in page that completes it on the page.
-    pub(crate) fn complete_on_page(&mut self, request_id: &str, now: DateTime<Utc>) -> bool {
-        let completes = self.latest().is_some_and(|e| {
-            e.open_requests().any(|r| {
-                r.id == request_id && matches!(&r.kind, RequestKind::SignIn(s) if s.user_completes)
-            })
-        });
-        if completes {
+    /// The user finished sign-in `request_id` on its page (`submit`: pressed its button; a
+    /// visit alone does when the scenario says the user completes it there): the account is
+    /// connected. The request still waits on it: "Open the OAuth URL, then call
+    /// `notify_connected`", so the client's `notify_connected` (or, in a task or a URL
+    /// elicitation, the server noticing the page finished) resumes it. Whether it is connected.
+    pub(crate) fn connect_on_page(&mut self, request_id: &str, submit: bool) -> bool {
+        let Some(request) = self.open_sign_in(request_id) else {
+            return false;
+        };
+        let completes =
+            submit || matches!(&request.kind, RequestKind::SignIn(s) if s.user_completes);
+        let newly = completes && !request.connected;
+        request.connected |= completes;
+        let connected = request.connected;
+        if newly && let Some(entry) = self.entries.last_mut() {
+            entry.checkpoint += 1;
+        }
+        connected
+    }
+
+    /// Resumes sign-in `request_id` if the user finished it on its page, as a task or a URL
+    /// elicitation does without `notify_connected` ("The user signs in on that page and the
+    /// task continues"). Whether it was resumed.
+    pub(crate) fn resume_connected(&mut self, request_id: &str, now: DateTime<Utc>) -> bool {
+        let connected = self.open_sign_in(request_id).is_some_and(|r| r.connected);
+        if connected {
             self.resolve(request_id, RequestState::CompletedOnPage, now);
         }
-        completes
+        connected
+    }
+
+    /// The latest request's open sign-in `request_id`.
+    fn open_sign_in(&mut self, request_id: &str) -> Option<&mut Request> {
+        let entry = self.entries.last_mut()?;
+        let Phase::Input { requests, .. } = &mut entry.phase else {
+            return None;
+        };
+        requests.iter_mut().find(|r| {
+            r.id == request_id
+                && r.state == RequestState::Open
+                && matches!(r.kind, RequestKind::SignIn(_))
+        })
     }
 }
 

@@ -64,10 +64,10 @@ pub(crate) struct FileDownload {
 
 impl Service {
     /// A visit to sign-in page `request` of `thread` (`submit`: its button was pressed). A
-    /// scenario may finish the sign-in on the visit alone; an optional reconnection is done at
-    /// once, as it never blocks the task.
+    /// scenario may finish the sign-in on the visit alone; finished, the account is connected
+    /// and the request waits for `notify_connected`. An optional reconnection is done at once,
+    /// as it never blocks the task.
     pub(crate) fn visit_sign_in(&self, thread: &str, request: &str, submit: bool) -> SignInVisit {
-        let now = self.now();
         if let Some(connector) = request.strip_prefix("optional-") {
             return SignInVisit::Found {
                 display_name: connector.to_owned(),
@@ -102,12 +102,8 @@ impl Service {
                         display_name: spec.display_name.clone(),
                     };
                 }
-                let completed = if submit {
-                    t.resolve(request, RequestState::CompletedOnPage, now);
-                    true
-                } else {
-                    t.complete_on_page(request, now)
-                };
+                // Connected, not resumed: the client's notify_connected continues the request.
+                let completed = t.connect_on_page(request, submit);
                 SignInVisit::Found {
                     display_name: spec.display_name.clone(),
                     completed,

@@ -61,24 +61,6 @@ impl Service {
         format!("{}/_mock/stop/{thread_id}", self.engine.base_url)
     }
 
-    /// Whether the request in progress still waits on request `request_id` (a sign-in the user
-    /// may have finished on its page meanwhile, for one).
-    pub(crate) fn is_waiting_on(
-        &self,
-        account: &Account,
-        thread_id: &str,
-        request_id: &str,
-    ) -> bool {
-        self.engine
-            .with_thread(&account.id, thread_id, |thread, _| {
-                thread
-                    .latest()
-                    .is_some_and(|e| e.open_requests().any(|r| r.id == request_id))
-            })
-            // A thread that vanished counts as still waiting: nothing moves it on.
-            .unwrap_or(true)
-    }
-
     /// The scenario's task timing for a thread.
     pub(crate) fn task_timing(&self, account: &Account, thread_id: &str) -> TaskTiming {
         self.engine
@@ -179,15 +161,49 @@ impl Service {
             .unwrap_or_default()
     }
 
+    /// A URL elicitation of sign-in `request_id` was accepted: if the user finished the page,
+    /// the request continues without `notify_connected` ("URL mode: ... the client is asked
+    /// to open the Perplexity page where you finish that step. The call then returns the
+    /// usual result"). Whether the request no longer waits on it.
+    pub(crate) fn resume_signed_in(
+        &self,
+        account: &Account,
+        thread_id: &str,
+        request_id: &str,
+    ) -> bool {
+        let now = self.now();
+        self.engine
+            .with_thread(&account.id, thread_id, |thread, _| {
+                let waiting = thread
+                    .latest()
+                    .is_some_and(|e| e.open_requests().any(|r| r.id == request_id));
+                !waiting || thread.resume_connected(request_id, now)
+            })
+            // A thread that vanished counts as still waiting: nothing moves it on.
+            .unwrap_or(false)
+    }
+
     /// Moves a task's thread on where no tool call would: after the account was topped up
     /// while the request waits on credits, or the user finished the Perplexity page it waits
     /// on (a form, two-factor), a message continues it ("Open the URL and complete the
-    /// required action in Perplexity"; a sign-in page resumes Computer by itself).
+    /// required action in Perplexity"); a sign-in finished on its page resumes the task.
     pub(crate) async fn continue_after_page(&self, account: &Account, thread_id: &str) {
         let credits = self.engine.world.credits(&account.id);
+        let now = self.now();
         let finished = self
             .engine
             .with_thread(&account.id, thread_id, |thread, _| {
+                // "Sign-ins | URL | Open the URL. The user signs in on that page and the task
+                // continues": a task needs no notify_connected.
+                let connected: Vec<String> = thread
+                    .latest()?
+                    .open_requests()
+                    .filter(|r| r.connected)
+                    .map(|r| r.id.clone())
+                    .collect();
+                for request_id in &connected {
+                    thread.resume_connected(request_id, now);
+                }
                 let entry = thread.latest()?;
                 match &entry.phase {
                     Phase::Input {

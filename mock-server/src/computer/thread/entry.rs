@@ -55,6 +55,10 @@ pub(crate) struct Request {
     pub(crate) kind: RequestKind,
     /// Whether it is still open, and how it ended.
     pub(crate) state: RequestState,
+    /// For a sign-in: the user finished it on its page, so the account is connected; the
+    /// request still waits until the client calls `notify_connected` (or, in a task or a URL
+    /// elicitation, until the server sees the page finished).
+    pub(crate) connected: bool,
 }
 
 /// What a request asks.

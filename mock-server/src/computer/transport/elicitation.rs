@@ -369,7 +369,7 @@ async fn answer(
             service.confirm(account, args, false, wait).await
         }
         (Ask::SignIn { request_id }, ElicitAction::Accept)
-            if !service.is_waiting_on(account, &thread_id, request_id) =>
+            if service.resume_signed_in(account, &thread_id, request_id) =>
         {
             // The user finished the sign-in on its page: follow the request it resumed.
             let follow = Follow::Latest {
