@@ -29,12 +29,24 @@ fn snapshot(era: &str, body: &Value) {
 async fn the_handshake_eras_list_the_same_twelve_tools() {
     let mock = Mock::new();
     let mut bodies = Vec::new();
-    for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
+    for version in ["2025-06-18", "2025-11-25"] {
         let mut client = mock.session_at("alice-dev-token", version).await;
         bodies.push(client.rpc("tools/list", json!({})).await.body);
     }
     assert!(bodies.windows(2).all(|pair| pair[0] == pair[1]));
     snapshot("handshake", &bodies[0]);
+}
+
+/// 2025-03-26 lists the same tools without a tool `title` or `outputSchema`, which exist only
+/// from 2025-06-18 on.
+#[tokio::test]
+async fn the_2025_03_26_era_lists_them_without_title_or_output_schema() {
+    let mock = Mock::new();
+    let mut client = mock.session_at("alice-dev-token", "2025-03-26").await;
+    snapshot(
+        "2025-03-26",
+        &client.rpc("tools/list", json!({})).await.body,
+    );
 }
 
 #[tokio::test]

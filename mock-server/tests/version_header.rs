@@ -53,3 +53,38 @@ async fn without_the_header_a_session_answers_in_the_version_it_negotiated() {
     let result = call_without_the_header(&mock, &session).await;
     assert_eq!(block_types(&result), ["text"]);
 }
+
+/// MCP specification 2025-06-18, changelog: "Add support for structured tool output"
+/// (`structuredContent`, `outputSchema`) and "Add `title` field for human-friendly display
+/// names": none of the three exists in 2025-03-26, so a session that negotiated it gets no
+/// tool `title` or `outputSchema` in `tools/list` and no `structuredContent` in results; the
+/// text block still carries the whole JSON, and `annotations.title` (2025-03-26) stays.
+#[tokio::test(start_paused = true)]
+async fn a_2025_03_26_session_gets_no_title_output_schema_or_structured_content() {
+    let mock = Mock::new();
+    let mut old = mock.session_at("alice-dev-token", "2025-03-26").await;
+    let listed = old.rpc("tools/list", json!({})).await.body;
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 12);
+    for tool in tools {
+        assert!(tool.get("title").is_none(), "{tool}");
+        assert!(tool.get("outputSchema").is_none(), "{tool}");
+        assert!(tool["annotations"]["title"].is_string(), "{tool}");
+    }
+    let session = old.session.clone().expect("session");
+    let result = call_without_the_header(&mock, &session).await;
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+        .expect("the text block is the JSON");
+    assert!(text["thread_id"].is_string(), "{text}");
+
+    // 2025-06-18 has all three.
+    let mut new = mock.session_at("alice-dev-token", "2025-06-18").await;
+    let listed = new.rpc("tools/list", json!({})).await.body;
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    assert!(tools.iter().all(|t| t["title"].is_string()));
+    assert!(tools.iter().any(|t| t["outputSchema"].is_object()));
+    let session = new.session.clone().expect("session");
+    let result = call_without_the_header(&mock, &session).await;
+    assert!(result["structuredContent"].is_object(), "{result}");
+}

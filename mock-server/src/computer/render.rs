@@ -72,7 +72,8 @@ pub(crate) fn call_result(
     Ok(CallToolResult {
         content,
         is_error,
-        structured_content: structured.then_some(json),
+        // `structuredContent` exists from 2025-06-18 on; the text block carries the same JSON.
+        structured_content: (structured && version.has_structured_output()).then_some(json),
         meta,
         result_type: None,
     })

@@ -15,4 +15,4 @@ mod task;
 mod thread;
 
 pub use catalog::TOOL_NAMES;
-pub(crate) use catalog::{arguments, call, catalog};
+pub(crate) use catalog::{arguments, call, catalog, catalog_for};

@@ -100,7 +100,9 @@ impl fmt::Display for ToolName {
 pub struct Tool {
     /// Its name.
     pub name: ToolName,
-    /// A title for people.
+    /// A title for people (empty, and left out, for 2025-03-26 sessions: tools have no title
+    /// before 2025-06-18; `annotations.title` stays).
+    #[serde(skip_serializing_if = "str::is_empty")]
     pub title: &'static str,
     /// What it does and when to call it.
     pub description: &'static str,

@@ -59,6 +59,12 @@ impl ProtocolVersion {
         self >= Self::V2025_06_18
     }
 
+    /// Whether tools may have a `title` and an `outputSchema`, and results a
+    /// `structuredContent` (2025-06-18 on; 2025-03-26 has none of the three).
+    pub fn has_structured_output(self) -> bool {
+        self >= Self::V2025_06_18
+    }
+
     /// Whether the server may ask the client with `elicitation/create` (2025-06-18 on).
     pub fn has_elicitation(self) -> bool {
         self >= Self::V2025_06_18

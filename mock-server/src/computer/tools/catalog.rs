@@ -11,6 +11,7 @@ use super::{account, task, thread};
 use crate::computer::model::arguments::ThreadRef;
 use crate::computer::model::content::Reply;
 use crate::computer::model::tools::{Tool, ToolName};
+use crate::computer::model::version::ProtocolVersion;
 use crate::computer::service::{Service, Wait};
 use crate::world::Account;
 
@@ -45,6 +46,28 @@ static CATALOG: [Tool; 12] = [
 pub(crate) fn catalog() -> &'static [Tool] {
     &CATALOG
 }
+
+/// The `tools/list` entries a session on `version` receives: before 2025-06-18 a tool has no
+/// `title` and no `outputSchema` (both were added in 2025-06-18), so they are left out.
+pub(crate) fn catalog_for(version: ProtocolVersion) -> &'static [Tool] {
+    if version.has_structured_output() {
+        &CATALOG
+    } else {
+        &CATALOG_2025_03_26
+    }
+}
+
+/// [`CATALOG`] without what 2025-03-26 does not have.
+static CATALOG_2025_03_26: LazyLock<Vec<Tool>> = LazyLock::new(|| {
+    CATALOG
+        .iter()
+        .map(|tool| Tool {
+            title: "",
+            output_schema: None,
+            ..tool.clone()
+        })
+        .collect()
+});
 
 /// Each tool's compiled input schema, in [`ToolName::ALL`] order; a schema that does not compile
 /// (a mistake in the table above, which the tests catch) keeps the compiler's message.

@@ -291,9 +291,11 @@ async fn request(
     let JsonRpcRequest { id, request } = request;
     match request {
         ClientRequest::Ping(_) => Reply::new(&id, EmptyResult {}).into_response(),
-        ClientRequest::ListTools(_) => {
-            Reply::new(&id, ListToolsResult::handshake(tools::catalog())).into_response()
-        }
+        ClientRequest::ListTools(_) => Reply::new(
+            &id,
+            ListToolsResult::handshake(tools::catalog_for(session.protocol_version)),
+        )
+        .into_response(),
         ClientRequest::Initialize(_) => ErrorData::invalid_request(
             "Invalid Request: this session is already initialized. To start a new session, \
              send initialize without an Mcp-Session-Id header.",
