@@ -283,13 +283,18 @@ async fn credits_running_out_is_a_url_and_a_top_up_continues_the_task() {
 /// "Perplexity Computer MCP Server, Answer questions and approvals": "When the task is
 /// input_required, inputRequests contains elicitation/create requests", and a step only
 /// Perplexity can complete ("Credentials, payments, file inputs, richer forms") is a URL:
-/// "Open the URL and complete the required action in Perplexity."
+/// "Open the URL and complete the required action in Perplexity." Its statusMessage says so, not
+/// the event text's "Reply on this thread" ("Each new message starts a new task").
 #[tokio::test(start_paused = true)]
 async fn two_factor_in_a_task_is_a_url_request_the_page_finishes() {
     let mock = Mock::new();
     let (mut client, task, state) =
         at_input(&mock, "#two-factor-required Get my boarding pass").await;
     let key = input_key(&state, "two-factor:");
+    // "Each new message starts a new task": the status line does not tell the user to reply.
+    let status = state["statusMessage"].as_str().expect("statusMessage");
+    assert!(!status.to_lowercase().contains("reply"), "{status}");
+    assert!(status.contains("Perplexity"), "{status}");
     let params = &state["inputRequests"][&key]["params"];
     assert_eq!(params["mode"], "url", "{state}");
     let url = params["url"].as_str().expect("url").to_owned();

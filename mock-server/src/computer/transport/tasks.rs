@@ -308,6 +308,11 @@ enum Asked {
     Url,
 }
 
+/// A task's status line while it waits on two-factor authentication.
+const TWO_FACTOR_STATUS: &str = "Waiting for you: two-factor authentication. Open the URL in \
+                                 inputRequests and finish signing in in Perplexity; the task \
+                                 then continues.";
+
 /// The outstanding requests of the thread's latest request, keyed as this task names them.
 fn outstanding(
     task: &Task,
@@ -437,6 +442,10 @@ async fn poll(
         }
         (TaskState::Completed, _) => format!("Completed: {}", first_line(text)),
         (TaskState::Cancelled, _) => "Cancelled: Computer stopped working on this task.".to_owned(),
+        // The event's text tells a tool client to reply on the thread, but in a task a message
+        // starts a new task ("Each new message starts a new task"): two-factor is finished in
+        // Perplexity ("Open the URL and complete the required action in Perplexity").
+        (TaskState::InputRequired, Event::TwoFactorRequired) => TWO_FACTOR_STATUS.to_owned(),
         (TaskState::InputRequired, _) => format!("Waiting for you: {}", first_line(text)),
         (_, Event::Sleep) => match wake_at {
             Some(at) => format!("Sleeping until {at}; Computer continues then."),
