@@ -393,3 +393,25 @@ async fn a_second_round_is_retried_as_the_original_tool() {
     assert_eq!(result["resultType"], "complete", "{done:?}");
     assert_eq!(text_json(result)["event"], "complete", "{result}");
 }
+
+/// docs/where-documents-are-silent.md, "A question and a confirmation waiting together are not
+/// elicited in a call": "an elicitation client gets the event with `pending_interactions`
+/// listing both, and answers each with `answer_question` and `confirm_action_approve`/`_deny`".
+#[tokio::test(start_paused = true)]
+async fn a_question_and_a_confirmation_together_return_the_event_with_both_pending() {
+    let mock = Mock::new();
+    let mut client = client(&mock, json!({"form": {}, "url": {}}));
+
+    let asked = first(&mut client, "#pending-interactions Send the meeting invite").await;
+
+    assert!(asked.get("inputRequests").is_none(), "{asked}");
+    let result = text_json(&asked);
+    assert_eq!(result["event"], "ask_user_question", "{result}");
+    let kinds: Vec<&str> = result["pending_interactions"]
+        .as_array()
+        .expect("pending_interactions")
+        .iter()
+        .filter_map(|i| i["type"].as_str())
+        .collect();
+    assert_eq!(kinds, ["ask_user_question", "confirm_action"], "{result}");
+}

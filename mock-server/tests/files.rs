@@ -291,6 +291,9 @@ async fn create_asset_download_gives_a_fresh_hour_long_url_and_null_for_the_webs
     );
 }
 
+/// docs/where-documents-are-silent.md, "An expired or unknown download link answers 403 in
+/// plain text": "`403` with a one-line `text/plain` body that says to call
+/// `create_asset_download` for a fresh link".
 #[tokio::test(start_paused = true)]
 async fn an_expired_download_url_is_refused_with_403_and_a_sentence() {
     let mock = Mock::new();
