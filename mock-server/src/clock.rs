@@ -263,10 +263,18 @@ impl Clock {
         Ok(self.now())
     }
 
-    /// Waits until virtual time reaches `deadline` (forever, if it is past [`latest`]).
+    /// The deadline `span` from now, saturating at [`latest`]: a wait for it ends at the end of
+    /// time at the latest, instead of waiting for an instant the clock never shows.
+    pub(crate) fn deadline_in(&self, span: Duration) -> DateTime<Utc> {
+        after(self.now(), to_chrono(span)).min(latest())
+    }
+
+    /// Waits until virtual time reaches `deadline`; a deadline past [`latest`] counts as
+    /// [`latest`], so at the end of time every wait returns at once.
     pub(crate) async fn sleep_until(&self, deadline: DateTime<Utc>) {
         /// The longest single real-time nap; the loop re-checks after it.
         const LONGEST_NAP: Duration = Duration::from_secs(24 * 3600);
+        let deadline = deadline.min(latest());
         let mut advanced = self.inner.advanced_ms.subscribe();
         loop {
             let now = self.now();
@@ -312,11 +320,13 @@ impl Clock {
     /// Waits until `deadline` on behalf of a request the client is blocked on (the call-wait
     /// window, a scheduled step of a synchronous run). A driven clock jumps there at once,
     /// since nothing else can happen while the client waits, and lets background work catch
-    /// up; other modes sleep as [`Clock::sleep_until`] does.
+    /// up; other modes sleep as [`Clock::sleep_until`] does. A deadline past [`latest`] counts
+    /// as [`latest`], as there.
     pub(crate) async fn block_until(&self, deadline: DateTime<Utc>) {
         if !self.is_driven() {
             return self.sleep_until(deadline).await;
         }
+        let deadline = deadline.min(latest());
         let now = self.now();
         if deadline > now {
             self.advance((deadline - now).to_std().unwrap_or(Duration::MAX));
@@ -707,6 +717,23 @@ mod tests {
             .check(),
             Ok(())
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn at_the_end_of_time_every_wait_returns_at_once() {
+        for mode in [ClockMode::Manual, driven().mode()] {
+            let clock = Clock::new(mode, latest());
+            assert_eq!(clock.deadline_in(Duration::from_secs(120)), latest());
+            let past_the_end = after(latest(), FOREVER);
+            let waits = async {
+                clock.sleep_until(past_the_end).await;
+                clock.block_until(past_the_end).await;
+            };
+            tokio::time::timeout(Duration::from_secs(1), waits)
+                .await
+                .expect("no wait outlasts the end of time");
+            assert_eq!(clock.now(), latest());
+        }
     }
 
     #[tokio::test(start_paused = true)]

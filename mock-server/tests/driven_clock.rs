@@ -97,3 +97,54 @@ async fn a_cancelled_background_run_shows_cancelled_at_the_next_look() {
     let next = mock.agent_get(ALICE, &path).await;
     assert_eq!(next.body["status"], "cancelled", "{}", next.body);
 }
+
+/// Moves the clock to its last instant through the control API, a century at a time (the
+/// issue's ~139 unauthenticated advances, in fewer, larger steps).
+async fn to_the_end_of_time(mock: &Mock) {
+    let century = json!({"ms": 3_155_760_000_000u64});
+    while mock
+        .post_json("/_mock/clock/advance", century.clone())
+        .await
+        .status
+        .is_success()
+    {}
+    let clock = mock.get("/_mock/clock").await;
+    let now = clock.body["now"].as_str().expect("now").to_owned();
+    let rest = (chrono::DateTime::parse_from_rfc3339("9999-12-31T23:59:59.999Z").expect("time")
+        - chrono::DateTime::parse_from_rfc3339(&now).expect("time"))
+    .num_milliseconds();
+    let reply = mock
+        .post_json("/_mock/clock/advance", json!({"ms": rest}))
+        .await;
+    assert_eq!(reply.body["now"], "9999-12-31T23:59:59.999Z", "{reply:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn at_the_end_of_time_a_blocked_call_times_out_at_once_instead_of_spinning() {
+    let mock = driven(Duration::from_secs(60));
+    to_the_end_of_time(&mock).await;
+    let mut client = mock.session("alice-dev-token").await;
+    // Before the fix the call's deadline lay past the clock's end: the wait loop spun on a core
+    // forever and this never returned. Twice, as the "two such calls".
+    for _ in 0..2 {
+        let result = tokio::time::timeout(
+            Duration::from_secs(60),
+            client.start("#timeout-then-complete Summarize HN"),
+        )
+        .await
+        .expect("a call at the end of time answers");
+        assert_eq!(result["event"], "timeout", "{result}");
+    }
+    // A synchronous Agent API run the client is blocked on answers too.
+    let reply = tokio::time::timeout(
+        Duration::from_secs(60),
+        mock.agent_create(ALICE, json!({"preset": "medium", "input": "hi"})),
+    )
+    .await
+    .expect("a synchronous run at the end of time answers");
+    assert_eq!(reply.status, http::StatusCode::OK, "{reply:?}");
+    assert_eq!(
+        mock.get("/_mock/clock").await.body["now"],
+        "9999-12-31T23:59:59.999Z"
+    );
+}

@@ -1,7 +1,8 @@
 //! No request can break the clock: an advance beyond 100 years or past the clock's end is a
-//! 400 with a sentence, a time scale out of range stops the mock from starting, and a proptest
-//! drives the clock endpoint and the time-dependent endpoints with any advance, asserting no
-//! panic and each surface's documented answer.
+//! 400 with a sentence, a time scale out of range stops the mock from starting, and two
+//! proptests (a manual and a driven clock) drive the clock endpoint and the time-dependent
+//! endpoints with any advance, up to the end of time, asserting no panic, no hang and each
+//! surface's documented answer.
 
 use std::time::Duration;
 
@@ -16,6 +17,14 @@ use crate::common::{BASE, MCP, Mock, Reply};
 
 fn manual() -> Mock {
     Mock::with(MockServer::builder().manual_clock().auto_consent("alice"))
+}
+
+fn driven() -> Mock {
+    Mock::with(
+        MockServer::builder()
+            .driven_clock(Duration::from_secs(60))
+            .auto_consent("alice"),
+    )
 }
 
 #[tokio::test(start_paused = true)]
@@ -59,7 +68,7 @@ async fn the_clock_stops_at_the_end_of_9999_and_an_advance_past_it_is_refused() 
     let error = refused.body["error"].as_str().expect("a sentence");
     assert!(error.contains("past 9999-12-31T23:59:59.999Z"), "{error}");
     // Sign-in, refresh and the Agent API still answer at the end of time (a run in the
-    // background; time stands still there, so a run never moves on).
+    // background; its steps, all due past the end, happen at once).
     let reply = mock
         .agent_create(
             ALICE,
@@ -166,6 +175,13 @@ enum Step {
     Background,
     /// An upload envelope (it expires on the virtual clock).
     Upload,
+    /// Advances (a century at a time, then the rest) to the clock's last instant.
+    EndOfTime,
+    /// A `call_perplexity_computer` the client is blocked on (driven clock only: a manual
+    /// clock would wait for an advance).
+    BlockingCall,
+    /// A synchronous Agent API run (driven clock only, likewise).
+    SyncRun,
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -182,7 +198,45 @@ fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::SignIn),
         1 => Just(Step::Background),
         1 => Just(Step::Upload),
+        1 => Just(Step::EndOfTime),
     ]
+}
+
+/// [`step`], plus the requests a client is blocked on, for a driven clock.
+fn driven_step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => step(),
+        1 => Just(Step::BlockingCall),
+        1 => Just(Step::SyncRun),
+    ]
+}
+
+/// The last instant the clock shows.
+const END_OF_TIME: &str = "9999-12-31T23:59:59.999Z";
+
+/// Advances to [`END_OF_TIME`]: centuries while they fit, then the milliseconds left.
+async fn to_the_end_of_time(mock: &Mock) -> Result<(), TestCaseError> {
+    let century = json!({"ms": 3_155_760_000_000u64});
+    while mock
+        .post_json("/_mock/clock/advance", century.clone())
+        .await
+        .status
+        .is_success()
+    {}
+    let now = mock.get("/_mock/clock").await.body["now"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let rest = chrono::DateTime::parse_from_rfc3339(END_OF_TIME)
+        .ok()
+        .zip(chrono::DateTime::parse_from_rfc3339(&now).ok())
+        .map(|(end, now)| (end - now).num_milliseconds());
+    prop_assert!(rest.is_some(), "an RFC 3339 time: {}", now);
+    let reply = mock
+        .post_json("/_mock/clock/advance", json!({"ms": rest}))
+        .await;
+    prop_assert_eq!(&reply.body["now"], END_OF_TIME, "{:?}", reply);
+    Ok(())
 }
 
 /// The OAuth error shape, or success.
@@ -197,8 +251,7 @@ fn agent_shaped(reply: &Reply) -> bool {
             && reply.body["error"]["code"] == reply.status.as_u16())
 }
 
-async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
-    let mock = manual();
+async fn run(mock: Mock, steps: Vec<Step>) -> Result<(), TestCaseError> {
     let mut client = mock.session("alice-dev-token").await;
     for step in steps {
         match step {
@@ -210,7 +263,7 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                     StatusCode::OK => prop_assert!(reply.body["now"].is_string()),
                     StatusCode::BAD_REQUEST => {
                         let error = reply.body["error"].as_str().unwrap_or_default();
-                        prop_assert!(error.contains("advance"), "{}", error);
+                        prop_assert!(error.contains("advanc"), "{}", error);
                     }
                     other => prop_assert!(false, "advance {} answered {}", ms, other),
                 }
@@ -251,6 +304,18 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                 prop_assert_eq!(reply.status, StatusCode::OK);
                 prop_assert!(reply.body["result"].is_object() || reply.body["error"].is_object());
             }
+            Step::EndOfTime => to_the_end_of_time(&mock).await?,
+            Step::BlockingCall => {
+                let result = client.start("#timeout-then-complete Summarize HN").await;
+                let event = result["event"].as_str().unwrap_or_default();
+                prop_assert!(["timeout", "complete"].contains(&event), "{}", result);
+            }
+            Step::SyncRun => {
+                let reply = mock
+                    .agent_create(ALICE, json!({"preset": "medium", "input": "hi"}))
+                    .await;
+                prop_assert_eq!(reply.status, StatusCode::OK, "{:?}", reply);
+            }
         }
     }
     // Whatever happened, every surface still answers.
@@ -280,15 +345,28 @@ proptest! {
     fn no_advance_and_no_time_dependent_request_panics_the_mock(
         steps in proptest::collection::vec(step(), 1..8)
     ) {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .expect("runtime");
-        runtime.block_on(async {
-            tokio::time::timeout(Duration::from_secs(60), run(steps))
-                .await
-                .unwrap_or_else(|_| Err(TestCaseError::fail("a step hung")))
-        })?;
+        within_a_minute(manual, steps)?;
     }
+
+    #[test]
+    fn on_a_driven_clock_no_request_hangs_even_at_the_end_of_time(
+        steps in proptest::collection::vec(driven_step(), 1..8)
+    ) {
+        within_a_minute(driven, steps)?;
+    }
+}
+
+/// Runs the steps on a paused runtime; a step still waiting after a minute fails the case (a
+/// wait that spins never yields, so such a case hangs the test instead of failing it).
+fn within_a_minute(mock: fn() -> Mock, steps: Vec<Step>) -> Result<(), TestCaseError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        tokio::time::timeout(Duration::from_secs(60), run(mock(), steps))
+            .await
+            .unwrap_or_else(|_| Err(TestCaseError::fail("a step hung")))
+    })
 }

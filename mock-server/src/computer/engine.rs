@@ -338,7 +338,8 @@ impl Engine {
         window: Duration,
         progress: Option<ProgressSink>,
     ) -> Result<Checkpoint, ThreadError> {
-        let deadline = self.clock.now() + to_chrono(window);
+        // At the end of time the window ends there too, and the call times out at once.
+        let deadline = self.clock.deadline_in(window);
         let mut seen_activity = None;
         loop {
             let notified = self.changed.notified();

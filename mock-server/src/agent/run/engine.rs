@@ -319,7 +319,7 @@ impl Engine {
         if *cancel.borrow() {
             return true;
         }
-        self.at += crate::clock::to_chrono(by);
+        self.at = crate::clock::after(self.at, crate::clock::to_chrono(by));
         if by.is_zero() {
             return false;
         }
