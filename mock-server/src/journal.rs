@@ -17,6 +17,7 @@ mod endpoint;
 mod exchange;
 mod file;
 mod normalize;
+mod outgoing;
 mod query;
 mod recorder;
 pub(crate) mod redact;
@@ -31,6 +32,7 @@ pub use redact::fingerprint;
 pub use store::{Journal, JournalConfig, JournalGap, JournalStats, WaitError};
 
 pub(crate) use endpoint::{JOURNAL_PATH, serve};
+pub(crate) use outgoing::Outgoing;
 pub(crate) use recorder::{Recorded, Recorder, RecordingRules};
 pub(crate) use redact::Secrets;
 pub(crate) use stored::FaultNote;

@@ -194,6 +194,7 @@ impl AppState {
             store: shared.agent.clone(),
             catalog: shared.catalog.clone(),
             faults: shared.faults.clone(),
+            outgoing: shared.journal.outgoing().clone(),
         });
         let sonar = sonar::SonarState::new(sonar::SonarSetup {
             authenticator: shared.authenticator.clone(),

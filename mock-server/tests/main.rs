@@ -77,6 +77,7 @@ mod notify_connected;
 mod oauth;
 mod one_era_and_sign_in_only;
 mod optional_auth;
+mod outgoing_credentials;
 mod ownership;
 mod pages;
 mod paging;

@@ -17,6 +17,7 @@ use super::store::{Run, Store};
 use crate::clock::Clock;
 use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
+use crate::journal::Outgoing;
 use crate::world::Account;
 
 /// The Agent API's behaviour; one per surface.
@@ -29,21 +30,26 @@ pub(crate) struct Service {
     catalog: Arc<Catalog>,
     /// The faults in force: a scenario's are taken once a request is known to follow it.
     faults: Faults,
+    /// Where the credentials an `mcp` tool sends out are noted, for the journal.
+    outgoing: Outgoing,
 }
 
 impl Service {
-    /// The service over `store`, following `catalog` on `clock`, meeting `faults`.
+    /// The service over `store`, following `catalog` on `clock`, meeting `faults`, noting what
+    /// it sends out in `outgoing`.
     pub(crate) fn new(
         clock: Clock,
         store: Arc<Store>,
         catalog: Arc<Catalog>,
         faults: Faults,
+        outgoing: Outgoing,
     ) -> Self {
         Self {
             clock,
             store,
             catalog,
             faults,
+            outgoing,
         }
     }
 

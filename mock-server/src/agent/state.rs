@@ -11,6 +11,7 @@ use crate::clock::Clock;
 use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
 use crate::http::auth::Authenticator;
+use crate::journal::Outgoing;
 
 /// The Agent API surface's state; cheap to clone (one `Arc`).
 #[derive(Clone)]
@@ -30,6 +31,8 @@ pub(crate) struct AgentSetup {
     pub(crate) catalog: Arc<Catalog>,
     /// The faults in force (the scenarios' faults are taken here).
     pub(crate) faults: Faults,
+    /// Where the credentials an `mcp` tool sends out are noted (the journal's).
+    pub(crate) outgoing: Outgoing,
 }
 
 /// The surface: who may call it, and its behaviour.
@@ -47,11 +50,12 @@ impl AgentState {
             store,
             catalog,
             faults,
+            outgoing,
         } = setup;
         Self {
             inner: Arc::new(Surface {
                 authenticator,
-                service: Service::new(clock, store, catalog, faults),
+                service: Service::new(clock, store, catalog, faults, outgoing),
             }),
         }
     }

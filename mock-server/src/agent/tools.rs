@@ -16,6 +16,7 @@ use super::wire::items::{
 };
 use super::wire::request::{ConnectorTool, Tool};
 use crate::fixtures::AgentScript;
+use crate::journal::redact;
 use crate::world::{Account, ConnectorState};
 
 /// What a managed connector's tool returns when its scenario scripts no output: a search that
@@ -84,10 +85,10 @@ pub(crate) async fn discover(
                         .into_iter()
                         .collect(),
                 };
-                let listed = client
-                    .list_tools(&remote)
-                    .await
-                    .map_err(|e| discovery_error(&mcp.server_label, &e.to_string()))?;
+                let listed = client.list_tools(&remote).await.map_err(|e| {
+                    let detail = redact::quoting_url(&e.to_string(), &mcp.server_url);
+                    discovery_error(&mcp.server_label, &detail)
+                })?;
                 servers.push(Server {
                     label: mcp.server_label.clone(),
                     connector_id: None,
@@ -97,7 +98,10 @@ pub(crate) async fn discover(
                     state: ConnectorState::Connected,
                     remote: Some(remote),
                     policy: mcp.approval.clone(),
-                    description: format!("Tools of the MCP server at {}", mcp.server_url),
+                    description: format!(
+                        "Tools of the MCP server at {}",
+                        redact::url(&mcp.server_url)
+                    ),
                     failure: None,
                 });
             }
@@ -333,7 +337,8 @@ impl Server {
                 Ok(outcome) if outcome.is_error => (None, Some(outcome.output)),
                 Ok(outcome) => (Some(outcome.output), None),
                 Err(e) if connector => (None, Some(e.connector_error().to_owned())),
-                Err(e) => (None, Some(e.to_string())),
+                // The model sees the server's URL without the credentials in it.
+                Err(e) => (None, Some(redact::quoting_url(&e.to_string(), &remote.url))),
             };
         }
         (

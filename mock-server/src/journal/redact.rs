@@ -3,8 +3,8 @@
 //! can tell which token was used without being able to use it.
 //!
 //! What counts as a credential:
-//! - the `Authorization` and `Proxy-Authorization` headers (the scheme stays readable), and
-//!   `X-Api-Key`, everywhere;
+//! - the `Authorization` and `Proxy-Authorization` headers (the scheme stays readable),
+//!   `X-Api-Key`, and each value of `Cookie` and `Set-Cookie` (the names stay), everywhere;
 //! - an `access_token` query parameter anywhere;
 //! - and, where the app that mounts the recorder says an exchange is one of these
 //!   ([`Secrets`]):
@@ -14,7 +14,12 @@
 //!   - a client registration: the `client_secret` it hands out;
 //!   - an authorization: the `code` in the redirect's `Location`;
 //!   - tool credentials (the Agent API): each tool's `authorization` and every value of its
-//!     `headers` (the `mcp` tool's credentials for a third-party server).
+//!     `headers` (the `mcp` tool's credentials for a third-party server), and the credentials
+//!     of its `server_url` ([`url`]: the password of `user:pass@`, secret-named query
+//!     parameters such as `api_key` or `token`);
+//! - what the mock itself sent to another server (an `mcp` tool's calls): when that server is
+//!   the mock, its exchanges show those header and query values fingerprinted too
+//!   (`super::outgoing`).
 //!
 //! A custom connector's key never appears in an exchange the mock receives except as the
 //! `Authorization` header of the call the mock makes to that server (journaled by the server
@@ -83,9 +88,35 @@ pub(crate) fn header(secrets: Secrets, name: &str, value: &[u8]) -> String {
             None => fingerprint(&text),
         },
         "x-api-key" => fingerprint(&text),
+        "cookie" => cookies(&text),
+        "set-cookie" => match text.split_once(';') {
+            // The attributes after the first pair (`Path`, `Expires`, ...) stay readable.
+            Some((pair, attributes)) => format!("{};{attributes}", cookies(pair)),
+            None => cookies(&text),
+        },
         "location" if secrets == Secrets::Authorization => url_params(&text, &["code"]),
         _ => text.into_owned(),
     }
+}
+
+/// Whether a header has a rule of its own here (so a value fingerprinted elsewhere must not be
+/// fingerprinted twice).
+pub(crate) fn has_own_rule(name: &str) -> bool {
+    matches!(
+        name,
+        "authorization" | "proxy-authorization" | "x-api-key" | "cookie" | "set-cookie"
+    )
+}
+
+/// `a=1; b=2` with each value fingerprinted.
+fn cookies(text: &str) -> String {
+    text.split(';')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) => format!("{name}={}", fingerprint(value.trim())),
+            None => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// A query string as shown.
@@ -95,6 +126,109 @@ pub(crate) fn query(secrets: Secrets, query: &str) -> String {
     } else {
         form(query, &["access_token"])
     }
+}
+
+/// Whether a query parameter's name says its value is a credential (`api_key`, `token`,
+/// `client_secret`, `password`, `sig`, ...).
+pub(crate) fn secret_named(name: &str) -> bool {
+    const PARTS: &[&str] = &[
+        "key",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "credential",
+        "signature",
+        "session",
+    ];
+    let name = name.to_ascii_lowercase();
+    PARTS.iter().any(|part| name.contains(part)) || matches!(name.as_str(), "sig" | "pass" | "code")
+}
+
+/// The pieces of a URL that are credentials: the secret part of its user info (the password
+/// of `user:pass@`, or a lone user name, which is often a token) and its secret-named query
+/// parameters, percent-decoded.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct UrlCredentials {
+    /// The password, or the lone user name.
+    pub(crate) user_info: Option<String>,
+    /// Secret-named query parameters, as (name, value).
+    pub(crate) params: Vec<(String, String)>,
+}
+
+/// A URL cut where its credentials are: `(scheme://, user info, the rest up to the query,
+/// query)`; the fragment stays with the query's tail.
+fn url_parts(url: &str) -> (&str, Option<&str>, &str, Option<&str>) {
+    let (head, query) = match url.split_once('?') {
+        Some((head, query)) => (head, Some(query)),
+        None => (url, None),
+    };
+    let start = head.find("://").map_or(0, |at| at + 3);
+    let (scheme, rest) = head.split_at(start);
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((user_info, _)) => (scheme, Some(user_info), &rest[user_info.len() + 1..], query),
+        None => (scheme, None, rest, query),
+    }
+}
+
+/// The credentials in `url` (see [`UrlCredentials`]).
+pub(crate) fn url_credentials(url: &str) -> UrlCredentials {
+    let (_, user_info, _, query) = url_parts(url);
+    let user_info = user_info
+        .map(|info| percent_decode(info.split_once(':').map_or(info, |(_, password)| password)));
+    let params = query
+        .map(|q| q.split_once('#').map_or(q, |(q, _)| q))
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(name, value)| (percent_decode(name), percent_decode(value)))
+        .filter(|(name, _)| secret_named(name))
+        .collect();
+    UrlCredentials { user_info, params }
+}
+
+/// A URL as shown: the credentials [`url_credentials`] finds fingerprinted, the rest as given.
+pub(crate) fn url(url: &str) -> String {
+    let (scheme, user_info, rest, query) = url_parts(url);
+    let user_info = user_info.map(|info| match info.split_once(':') {
+        Some((user, password)) => format!("{user}:{}@", fingerprint(&percent_decode(password))),
+        None => format!("{}@", fingerprint(&percent_decode(info))),
+    });
+    let query = query.map(|q| {
+        let (params, fragment) = match q.split_once('#') {
+            Some((params, fragment)) => (params, format!("#{fragment}")),
+            None => (q, String::new()),
+        };
+        format!("?{}{fragment}", form_where(params, secret_named))
+    });
+    format!(
+        "{scheme}{}{rest}{}",
+        user_info.unwrap_or_default(),
+        query.unwrap_or_default()
+    )
+}
+
+/// Shorter credentials are not looked for in free text (they would match ordinary words); the
+/// URL itself is redacted whole wherever it appears as given.
+const SHORTEST_QUOTED_SECRET: usize = 4;
+
+/// `text` (an error message quoting `server_url`) with the URL's credentials fingerprinted:
+/// the URL as given replaced by [`url`], then any credential still there (a URL the HTTP
+/// client rewrote) by its fingerprint.
+pub(crate) fn quoting_url(text: &str, server_url: &str) -> String {
+    let mut shown = text.replace(server_url, &url(server_url));
+    let credentials = url_credentials(server_url);
+    let values = credentials
+        .user_info
+        .into_iter()
+        .chain(credentials.params.into_iter().map(|(_, value)| value));
+    for value in values.filter(|v| v.len() >= SHORTEST_QUOTED_SECRET) {
+        shown = shown.replace(&value, &fingerprint(&value));
+    }
+    shown
 }
 
 /// A request body as shown, parsed as JSON.
@@ -155,6 +289,9 @@ fn tool_credentials(body: &mut Value) {
         if let Some(headers) = tool.get_mut("headers").and_then(Value::as_object_mut) {
             headers.values_mut().for_each(secret);
         }
+        if let Some(Value::String(server_url)) = tool.get_mut("server_url") {
+            *server_url = url(server_url);
+        }
     }
 }
 
@@ -178,9 +315,14 @@ fn url_params(url: &str, keys: &[&str]) -> String {
 
 /// A form-encoded string (`a=1&b=2`) with the values of `keys` fingerprinted, the rest as sent.
 fn form(text: &str, keys: &[&str]) -> String {
+    form_where(text, |name| keys.contains(&name))
+}
+
+/// A form-encoded string with the values of the parameters `secret` names fingerprinted.
+fn form_where(text: &str, secret: impl Fn(&str) -> bool) -> String {
     text.split('&')
         .map(|pair| match pair.split_once('=') {
-            Some((name, value)) if keys.contains(&percent_decode(name).as_str()) => {
+            Some((name, value)) if secret(&percent_decode(name)) => {
                 format!("{name}={}", fingerprint(&percent_decode(value)))
             }
             _ => pair.to_owned(),
@@ -299,6 +441,57 @@ mod tests {
         let mut other = json!({"tools": [{"authorization": "kept"}]});
         request_json(Secrets::Common, &mut other);
         assert_eq!(other["tools"][0]["authorization"], "kept");
+    }
+
+    #[test]
+    fn cookie_values_are_fingerprinted_and_their_names_kept() {
+        assert_eq!(
+            header(Secrets::Common, "cookie", b"sid=s1; theme=dark"),
+            format!("sid={}; theme={}", fingerprint("s1"), fingerprint("dark"))
+        );
+        assert_eq!(
+            header(Secrets::Common, "set-cookie", b"sid=s1; Path=/; HttpOnly"),
+            format!("sid={}; Path=/; HttpOnly", fingerprint("s1"))
+        );
+    }
+
+    #[test]
+    fn a_urls_password_lone_user_and_secret_named_parameters_are_fingerprinted() {
+        assert_eq!(
+            url("https://u:p%40ss@h.example:8443/mcp?api_key=k&mode=x&Token=t#f"),
+            format!(
+                "https://u:{}@h.example:8443/mcp?api_key={}&mode=x&Token={}#f",
+                fingerprint("p@ss"),
+                fingerprint("k"),
+                fingerprint("t")
+            )
+        );
+        assert_eq!(
+            url("http://ghp_1@h/mcp"),
+            format!("http://{}@h/mcp", fingerprint("ghp_1"))
+        );
+        // An `@` after the host is no user info.
+        assert_eq!(url("http://h/a@b?x=1"), "http://h/a@b?x=1");
+        assert_eq!(
+            url_credentials("http://u:pw@h/?secret=s&q=1"),
+            UrlCredentials {
+                user_info: Some("pw".into()),
+                params: vec![("secret".into(), "s".into())],
+            }
+        );
+    }
+
+    #[test]
+    fn a_message_quoting_a_url_loses_its_credentials_however_it_was_rewritten() {
+        let server_url = "http://u:pw-long@h/mcp?token=tok-long";
+        let message =
+            format!("could not reach {server_url}: error for url (http://h/mcp?token=tok-long)");
+        let shown = quoting_url(&message, server_url);
+        assert!(
+            !shown.contains("pw-long") && !shown.contains("tok-long"),
+            "{shown}"
+        );
+        assert!(shown.contains(&url(server_url)), "{shown}");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use tokio::sync::Notify;
 
 use super::exchange::Exchange;
 use super::file::FileSink;
+use super::outgoing::Outgoing;
 use super::query::JournalQuery;
 use super::stored::Record;
 use super::view;
@@ -130,6 +131,8 @@ struct Inner {
     changed: Notify,
     config: JournalConfig,
     file: Option<FileSink>,
+    /// What the mock sent out lately, scrubbed from the requests that bring it back.
+    outgoing: Outgoing,
 }
 
 #[derive(Default)]
@@ -183,6 +186,7 @@ impl Journal {
                 changed: Notify::new(),
                 config,
                 file,
+                outgoing: Outgoing::default(),
             }),
         }
     }
@@ -213,8 +217,14 @@ impl Journal {
         state.first_seq = state.next_seq;
     }
 
+    /// Where the surfaces note the credentials the mock sends out (see [`Outgoing`]).
+    pub(crate) fn outgoing(&self) -> &Outgoing {
+        &self.inner.outgoing
+    }
+
     /// Records an exchange whose response is still to come.
     pub(crate) fn open(&self, mut record: Record) -> Ticket {
+        self.inner.outgoing.scrub(&mut record);
         let ticket = {
             let mut state = self.lock();
             record.seq = state.next_seq;

@@ -71,6 +71,22 @@ impl StoredHeaders {
         Self(Bytes::from(packed))
     }
 
+    /// Packs headers given as (lower-case name, value) pairs, in order.
+    pub(crate) fn from_pairs(pairs: Vec<(String, Vec<u8>)>) -> Self {
+        let size = pairs
+            .iter()
+            .map(|(name, value)| name.len() + value.len() + 2)
+            .sum();
+        let mut packed = Vec::with_capacity(size);
+        for (name, value) in pairs {
+            packed.extend_from_slice(name.as_bytes());
+            packed.push(0);
+            packed.extend_from_slice(&value);
+            packed.push(0);
+        }
+        Self(Bytes::from(packed))
+    }
+
     /// Each header, in order: its lower-case name and its value.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
         let mut parts = self.0.split(|b| *b == 0);

@@ -15,6 +15,7 @@ use crate::agent::error::ApiError;
 use crate::agent::run;
 use crate::agent::store::{RATE_LIMIT, Run};
 use crate::agent::validate;
+use crate::agent::wire::request::Tool;
 use crate::agent::wire::response::Response;
 use crate::faults::spec::StatusFault;
 use crate::faults::store::Conversation;
@@ -69,6 +70,13 @@ impl Service {
     ) -> Result<Created, ApiError> {
         let (used, reset) = self.store.count_request(&account.id, self.clock.now());
         let validated = validate::create_request(body, account)?;
+        for tool in &validated.tools {
+            if let Tool::Mcp(mcp) = tool {
+                // Should the calls reach this mock, its journal shows these values fingerprinted.
+                self.outgoing
+                    .note_tool(&mcp.server_url, mcp.headers.iter().flatten());
+            }
+        }
         let setup = run::continuation(&self.catalog, &self.store, account, validated)?;
         let conversation = Conversation {
             surface: "Agent API",
