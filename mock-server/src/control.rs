@@ -23,6 +23,7 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::http::auth::Audience;
 use crate::http::encoding::{escape, page, page_not_found};
 use crate::world::UploadError;
 
@@ -372,6 +373,13 @@ async fn upload(
                 "Invalid according to Policy: field `{field}` is missing or differs from upload_fields."
             ),
         ),
+        Err(UploadError::AlreadyUsed) => s3_error(
+            StatusCode::FORBIDDEN,
+            "AccessDenied",
+            "Invalid according to Policy: Policy Condition failed: this envelope was already used \
+             for an upload, and each envelope takes one. Request a new envelope with \
+             create_attachment_upload.",
+        ),
         Err(UploadError::Expired) => s3_error(
             StatusCode::FORBIDDEN,
             "AccessDenied",
@@ -387,13 +395,34 @@ async fn upload(
     }
 }
 
-async fn uploaded(State(app): State<ControlState>, key: PathSegment) -> Response {
-    match key.0.and_then(|key| app.world().uploaded_bytes(&key)) {
-        Some(bytes) => bytes.into_response(),
-        None => s3_error(
+/// The stored bytes behind an `attachment_url`, for the account that uploaded them only: no
+/// valid bearer token is S3's 403, another account's key the same 404 as a key never used.
+async fn uploaded(
+    State(app): State<ControlState>,
+    headers: axum::http::HeaderMap,
+    key: PathSegment,
+) -> Response {
+    let no_such_key = || {
+        s3_error(
             StatusCode::NOT_FOUND,
             "NoSuchKey",
             "The specified key does not exist.",
-        ),
+        )
+    };
+    let Some(key) = key.0 else {
+        return no_such_key();
+    };
+    let Ok(account) = app.authenticator().authenticate(&headers, Audience::Any) else {
+        return s3_error(
+            StatusCode::FORBIDDEN,
+            "AccessDenied",
+            "Access Denied: an uploaded file is served only to the account that uploaded it. \
+             Send that account's token as `Authorization: Bearer <token>` (for example \
+             `Authorization: Bearer alice-dev-token`).",
+        );
+    };
+    match app.world().uploaded_bytes(&account.id, &key) {
+        Some(bytes) => bytes.into_response(),
+        None => no_such_key(),
     }
 }

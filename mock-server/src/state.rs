@@ -180,6 +180,7 @@ impl AppState {
             oauth: shared.oauth.clone(),
             sonar: shared.sonar.clone(),
             faults: shared.faults.clone(),
+            authenticator: shared.authenticator.clone(),
         });
         let oauth = oauth::OAuthState::new(oauth::OAuthSetup {
             base_url: shared.base_url.clone(),

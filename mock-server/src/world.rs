@@ -267,9 +267,9 @@ impl World {
         self.state().uploads.declared_size(key)
     }
 
-    /// The bytes uploaded under `key`, once the upload completed.
-    pub(crate) fn uploaded_bytes(&self, key: &str) -> Option<bytes::Bytes> {
-        self.state().uploads.bytes(key)
+    /// The bytes `account` uploaded under `key`, once the upload completed.
+    pub(crate) fn uploaded_bytes(&self, account: &str, key: &str) -> Option<bytes::Bytes> {
+        self.state().uploads.bytes(account, key)
     }
 
     /// Whether `account` uploaded the file behind `key`.

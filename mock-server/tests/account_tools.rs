@@ -225,7 +225,10 @@ async fn a_multipart_post_with_every_field_and_the_file_is_204_and_the_attachmen
 
     assert_eq!(posted.status, 204, "{posted:?}");
     let served = mock
-        .get(envelope["attachment_url"].as_str().expect("url"))
+        .get_as(
+            envelope["attachment_url"].as_str().expect("url"),
+            "alice-dev-token",
+        )
         .await;
     assert_eq!(served.status, 200);
     assert_eq!(served.body, Value::String("hello world".to_owned()));
@@ -250,7 +253,10 @@ async fn a_tampered_field_is_refused_with_an_s3_xml_error() {
     assert!(body.contains("<Code>AccessDenied</Code>"), "{body}");
     assert!(body.contains("x-amz-signature"), "{body}");
     let served = mock
-        .get(envelope["attachment_url"].as_str().expect("url"))
+        .get_as(
+            envelope["attachment_url"].as_str().expect("url"),
+            "alice-dev-token",
+        )
         .await;
     assert_eq!(served.status, 404, "nothing was stored");
 }

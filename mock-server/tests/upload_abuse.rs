@@ -1,6 +1,6 @@
 //! Upload POSTs that are not what the envelope allows: cut short, without a file part, with the
-//! key of another envelope, or a policy from another envelope. Each gets an S3-style error and
-//! stores nothing.
+//! key of another envelope, a policy from another envelope, or an envelope already used. Each
+//! gets an S3-style error and stores nothing; and the stored bytes go only to their owner.
 
 use axum::body::Body;
 use http::{Request, StatusCode};
@@ -39,9 +39,20 @@ fn assert_s3_error(reply: &common::Reply, status: StatusCode, code: &str) {
     assert!(body.contains(&format!("<Code>{code}</Code>")), "{body}");
 }
 
-async fn stored(mock: &Mock, envelope: &Value) -> StatusCode {
+/// `GET attachment_url` with `token` (none: no `Authorization`).
+async fn fetch(mock: &Mock, envelope: &Value, token: Option<&str>) -> common::Reply {
     let url = envelope["attachment_url"].as_str().expect("url");
-    mock.get(url.strip_prefix(BASE).unwrap_or(url)).await.status
+    let mut request = Request::get(url.strip_prefix(BASE).unwrap_or(url));
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    mock.send(request.body(Body::empty()).expect("request"))
+        .await
+}
+
+/// What the envelope's owner (alice) gets for its `attachment_url`.
+async fn stored(mock: &Mock, envelope: &Value) -> StatusCode {
+    fetch(mock, envelope, Some("alice-dev-token")).await.status
 }
 
 #[tokio::test(start_paused = true)]
@@ -109,18 +120,7 @@ async fn a_large_upload_goes_through_and_is_served_back_whole() {
         reply.headers.get("location").and_then(|v| v.to_str().ok()),
         envelope["attachment_url"].as_str()
     );
-    let served = mock
-        .send(
-            Request::get(
-                envelope["attachment_url"]
-                    .as_str()
-                    .and_then(|u| u.strip_prefix(BASE))
-                    .expect("url"),
-            )
-            .body(Body::empty())
-            .expect("request"),
-        )
-        .await;
+    let served = fetch(&mock, &envelope, Some("alice-dev-token")).await;
     assert_eq!(served.status, StatusCode::OK);
 }
 
@@ -134,4 +134,44 @@ async fn a_file_part_before_the_envelopes_fields_is_refused() {
     assert_s3_error(&reply, StatusCode::FORBIDDEN, "AccessDenied");
     assert!(reply.body.as_str().unwrap_or_default().contains("key"));
     assert_eq!(stored(&mock, &envelope).await, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_envelope_is_used_once_and_a_second_post_leaves_the_first_file() {
+    let mock = Mock::new();
+    let mut alice = mock.session("alice-dev-token").await;
+    let (envelope, fields) = envelope(&mut alice, 11).await;
+    let first = mock.upload(&envelope, &fields, b"alice's own").await;
+    assert_eq!(first.status, StatusCode::NO_CONTENT, "{first:?}");
+    // Anyone who saw the envelope (it is in the journal) tries to overwrite the file.
+    let again = mock.upload(&envelope, &fields, b"overwritten").await;
+    assert_s3_error(&again, StatusCode::FORBIDDEN, "AccessDenied");
+    let message = again.body.as_str().unwrap_or_default();
+    assert!(message.contains("already used"), "{message}");
+    assert!(message.contains("create_attachment_upload"), "{message}");
+    let served = fetch(&mock, &envelope, Some("alice-dev-token")).await;
+    assert_eq!(served.body, Value::String("alice's own".to_owned()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn stored_bytes_are_served_only_with_the_owners_token() {
+    let mock = Mock::new();
+    let mut alice = mock.session("alice-dev-token").await;
+    let (envelope, fields) = envelope(&mut alice, 11).await;
+    let posted = mock.upload(&envelope, &fields, b"hello world").await;
+    assert_eq!(posted.status, StatusCode::NO_CONTENT, "{posted:?}");
+
+    let anonymous = fetch(&mock, &envelope, None).await;
+    assert_s3_error(&anonymous, StatusCode::FORBIDDEN, "AccessDenied");
+    let message = anonymous.body.as_str().unwrap_or_default();
+    assert!(message.contains("Authorization: Bearer"), "{message}");
+    assert!(!message.contains("hello world"), "{message}");
+    let unknown = fetch(&mock, &envelope, Some("not-a-token")).await;
+    assert_s3_error(&unknown, StatusCode::FORBIDDEN, "AccessDenied");
+    // Another account is told no more than that there is no such key.
+    let bob = fetch(&mock, &envelope, Some("bob-dev-token")).await;
+    assert_s3_error(&bob, StatusCode::NOT_FOUND, "NoSuchKey");
+    let owner = fetch(&mock, &envelope, Some("alice-dev-token")).await;
+    assert_eq!(owner.status, StatusCode::OK);
+    assert_eq!(owner.body, Value::String("hello world".to_owned()));
 }

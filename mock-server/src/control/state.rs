@@ -11,6 +11,7 @@ use crate::clock::Clock;
 use crate::computer::Computer;
 use crate::faults::store::Faults;
 use crate::fixtures::Catalog;
+use crate::http::auth::Authenticator;
 use crate::journal::Journal;
 use crate::oauth;
 use crate::sonar;
@@ -44,6 +45,8 @@ pub(crate) struct ControlSetup {
     pub(crate) sonar: Arc<sonar::Store>,
     /// The faults in force (listed, removed, reset to those given at start-up).
     pub(crate) faults: Faults,
+    /// Who a request acts as (the stored bytes of an upload go only to their owner).
+    pub(crate) authenticator: Authenticator,
 }
 
 impl ControlState {
@@ -61,6 +64,10 @@ impl ControlState {
     /// Virtual time.
     pub(crate) fn clock(&self) -> &Clock {
         &self.inner.clock
+    }
+    /// Who a request acts as.
+    pub(crate) fn authenticator(&self) -> &Authenticator {
+        &self.inner.authenticator
     }
     /// Every exchange.
     pub(crate) fn journal(&self) -> &Journal {

@@ -35,6 +35,8 @@ pub(crate) enum UploadError {
     FieldMismatch(String),
     /// The envelope's policy has expired.
     Expired,
+    /// The envelope already filled its one upload.
+    AlreadyUsed,
     /// The file is larger than the size declared for the envelope.
     TooLarge {
         /// The size the envelope allows.
@@ -136,6 +138,11 @@ impl Uploads {
         {
             return Err(UploadError::FieldMismatch(name.clone()));
         }
+        // One upload per envelope: whoever else saw it (it is in the journal) cannot replace
+        // the file its owner sent.
+        if issued.bytes.is_some() {
+            return Err(UploadError::AlreadyUsed);
+        }
         if now >= issued.expires_at {
             return Err(UploadError::Expired);
         }
@@ -152,8 +159,12 @@ impl Uploads {
         self.issued.get(key).map(|u| u.size_bytes)
     }
 
-    pub(super) fn bytes(&self, key: &str) -> Option<bytes::Bytes> {
-        self.issued.get(key).and_then(|u| u.bytes.clone())
+    /// The bytes stored under `key`, when `account` uploaded them.
+    pub(super) fn bytes(&self, account: &str, key: &str) -> Option<bytes::Bytes> {
+        self.issued
+            .get(key)
+            .filter(|u| u.account == account)
+            .and_then(|u| u.bytes.clone())
     }
 
     pub(super) fn owns(&self, account: &str, key: &str) -> bool {
@@ -214,8 +225,14 @@ mod tests {
             Err(UploadError::FieldMismatch("policy".into()))
         );
         assert!(!uploads.owns("alice", "k1"));
-        assert_eq!(uploads.complete(&fields, file, now), Ok(()));
+        assert_eq!(uploads.complete(&fields, file.clone(), now), Ok(()));
         assert!(uploads.owns("alice", "k1"));
         assert!(!uploads.owns("bob", "k1"));
+        assert_eq!(
+            uploads.complete(&fields, bytes::Bytes::from_static(b"more"), now),
+            Err(UploadError::AlreadyUsed)
+        );
+        assert_eq!(uploads.bytes("alice", "k1"), Some(file));
+        assert_eq!(uploads.bytes("bob", "k1"), None);
     }
 }

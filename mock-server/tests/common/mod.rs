@@ -443,6 +443,17 @@ pub fn multipart(
 }
 
 impl Mock {
+    /// A GET of a path or URL with `token` as the bearer token (the stored bytes behind an
+    /// `attachment_url` go only to their owner).
+    pub async fn get_as(&self, url: &str, token: &str) -> Reply {
+        let path = url.strip_prefix(BASE).unwrap_or(url);
+        let request = Request::get(path)
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .expect("request");
+        self.send(request).await
+    }
+
     /// POSTs a presigned upload: `fields` plus the file, to the envelope's `upload_url`.
     pub async fn upload(
         &self,

@@ -11,7 +11,7 @@ What it checks, as a client following "File Uploads" would:
      plus a `file` part (httpx2, nothing mock-specific) answers 204;
   3. the same POST with a tampered `policy` is refused with an S3-style XML error;
   4. `call_perplexity_computer` with the `attachment_url` in `attachment_urls` completes, and the
-     file is readable at `attachment_url`.
+     file is readable at `attachment_url` with the account's token (and not without it).
 
 Prints one summary line and exits 0, or prints what went wrong and exits 1.
 """
@@ -84,7 +84,11 @@ async def run(url: str, token: str) -> str:
                 )
                 if posted.status_code != 204:
                     raise CheckFailed(f"the upload POST answered {posted.status_code}, not 204: {posted.text[:300]!r}")
-                stored = await plain.get(envelope["attachment_url"])
+                anonymous = await plain.get(envelope["attachment_url"])
+                if anonymous.status_code != 403 or CONTENT in anonymous.content:
+                    raise CheckFailed(f"attachment_url served the file without a token: {anonymous.status_code}")
+                # The stored bytes go to the account that uploaded them only.
+                stored = await http.get(envelope["attachment_url"])
                 if stored.content != CONTENT:
                     raise CheckFailed(f"attachment_url does not serve the uploaded bytes: {stored.status_code}")
             done = tool_json(
