@@ -19,7 +19,11 @@ const ERA_WORDS: &[&str] = &[
     "server/discover",
 ];
 
+/// About two and a half minutes of real processes, and `.ci/run` installs `.venv` while the
+/// tests run, so this is opt-in (`cargo test -p conformance -- --ignored era_fairness`); CI's
+/// lane mcp makes the same run and the same check through the command line ("SDK defaults").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "slow, needs .venv: run with --ignored; .ci/run checks the same"]
 async fn the_python_sdk_adapter_with_its_defaults_meets_no_era_failure() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let python = root.join(".venv/bin/python");
