@@ -390,7 +390,8 @@ impl Secrets {
         let mut out = text.to_owned();
         for secret in &self.0 {
             out = out.replace(secret.as_str(), REDACTED);
-            let escaped = serde_json::to_string(secret).unwrap_or_default();
+            // Display cannot fail (an empty "escaped" would have replaced between every char).
+            let escaped = serde_json::Value::String(secret.clone()).to_string();
             let escaped = escaped.trim_matches('"');
             if escaped != secret {
                 out = out.replace(escaped, REDACTED);
