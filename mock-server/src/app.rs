@@ -2,8 +2,8 @@
 //! the surface that owns its path, then the MCP endpoint or the router.
 //!
 //! This is where the surfaces meet, so it is the one place that maps the URL space onto them:
-//! which surface's body limit and refusal a path gets, which of its exchanges carry
-//! credentials, which the journal leaves out.
+//! which surface's body limit and refusal a path gets, which guard against other sites' pages,
+//! which of its exchanges carry credentials, which the journal leaves out.
 //!
 //! The MCP URL is the one a client calls in a loop, so its requests skip the router: routing
 //! a path, inserting its matched path and parameters, cloning a method router and (with the
@@ -32,14 +32,15 @@ use crate::faults::layer::{
     AccountOf, ConversationOf, Faulted, ForgetSession, Hooks, InjectFaults,
 };
 use crate::http::body::{BodyPolicy, LimitBodies, Limited};
+use crate::http::origin::{Guard, GuardOrigins, Guarded, Origins, Writes};
 use crate::http::shape::ErrorShape;
 use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, Secrets};
 use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 use crate::{agent, computer, control, oauth, sonar};
 
-/// The whole mock as one service: every exchange recorded, its body read under its surface's
-/// rules, the faults in force applied, then dispatched.
-pub(crate) type App = Recorded<Limited<Faulted<Surfaces>>>;
+/// The whole mock as one service: every exchange recorded, other sites' pages refused, its
+/// body read under its surface's rules, the faults in force applied, then dispatched.
+pub(crate) type App = Recorded<Guarded<Limited<Faulted<Surfaces>>>>;
 
 /// What the layers in front of the surfaces stand on.
 pub(crate) struct Floors {
@@ -53,6 +54,8 @@ pub(crate) struct Floors {
     pub(crate) accounts: AccountOf,
     /// The Computer conversation of an MCP request, when a Computer scenario declares faults.
     pub(crate) conversations: Option<ConversationOf>,
+    /// The names and pages the guard lets in.
+    pub(crate) origins: Origins,
 }
 
 /// The MCP endpoint `mcp` and the router `rest` behind the faults, the body limits and the
@@ -64,6 +67,7 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
         faults,
         accounts,
         conversations,
+        origins,
     } = floors;
     let sessions = mcp.clone();
     let forget: ForgetSession = Arc::new(move |id: &str| sessions.forget_session(id));
@@ -77,7 +81,43 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
     };
     let faulted = InjectFaults::new(faults, hooks).layer(surfaces);
     let limited = LimitBodies::new(bodies).layer(faulted);
-    Recorder::new(journal, clock, RECORDING).layer(limited)
+    let guarded = GuardOrigins::new(origins, guard).layer(limited);
+    Recorder::new(journal, clock, RECORDING).layer(guarded)
+}
+
+/// Which guard against other sites' pages a request gets, and whose envelope refuses it. The
+/// MCP endpoint has its own (a JSON-RPC 403, before authentication); every other path gets
+/// the `Host`/`Origin` guard, and the control routes that change state the CSRF guard too:
+/// JSON or no body on the API, forms only from the mock's own pages.
+fn guard(path: &str) -> Option<Guard> {
+    if path == MCP_PATH {
+        return None;
+    }
+    let (shape, control): (&'static dyn ErrorShape, bool) = if agent::is_agent_path(path) {
+        (&agent::AgentBodies, false)
+    } else if sonar::is_sonar_path(path) {
+        (&sonar::SonarBodies, false)
+    } else if path.starts_with("/oauth/") || path.starts_with("/.well-known/") {
+        (&oauth::OAuthBodies, false)
+    } else if path == "/" || path.starts_with("/_mock") {
+        // The dashboard's home is `/`; Computer's pages and the Agent API's control endpoint
+        // live under `/_mock` too.
+        (&control::ControlBodies, true)
+    } else {
+        // Unserved paths answer in the Agent API's envelope (its clients share the base URL).
+        (&agent::AgentBodies, false)
+    };
+    let writes = if !control {
+        Writes::Nothing
+    } else if path == control::UPLOAD_PATH
+        || control::FORM_PAGES.iter().any(|p| path.starts_with(p))
+        || computer::FORM_PAGES.iter().any(|p| path.starts_with(p))
+    {
+        Writes::Forms
+    } else {
+        Writes::Json
+    };
+    Some(Guard { shape, writes })
 }
 
 /// Whose envelope an injected fault's error answers in: the surface that owns the path. The

@@ -275,6 +275,32 @@ impl MockServerBuilder {
         self
     }
 
+    /// Lets web pages of `origin` (`scheme://host[:port]`) call the mock from a browser. Beside
+    /// the MCP endpoint, the mock refuses requests from pages not served by its own names
+    /// (localhost, 127.0.0.1, [::1], the public URL's host), so that any site a developer
+    /// opens cannot reset it or approve actions; a dashboard or tool served elsewhere needs
+    /// this. Repeatable; a value that is no origin stops the start.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mock = mock_server::MockServer::builder()
+    ///     .allow_origin("https://dashboard.example")
+    ///     .start()
+    ///     .await?;
+    /// let reset = reqwest::Client::new()
+    ///     .post(format!("{}/_mock/reset", mock.uri()))
+    ///     .header("origin", "https://dashboard.example")
+    ///     .send()
+    ///     .await?;
+    /// assert_eq!(reset.status(), 200);
+    /// # Ok(()) }
+    /// ```
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.config.allowed_origins.push(origin.into());
+        self
+    }
+
     /// Sets the authentication mode: [`AuthMode::Bearer`] (the default) or
     /// [`AuthMode::None`], where every request acts as alice and needs no token.
     ///

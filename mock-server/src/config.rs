@@ -35,6 +35,8 @@ pub(crate) struct Config {
     pub(crate) call_wait: Duration,
     /// Base URL the mock puts in the URLs it hands out (default: the listen address).
     pub(crate) public_url: Option<String>,
+    /// Origins of web pages let in beside the mock's own names (`--allow-origin`).
+    pub(crate) allowed_origins: Vec<String>,
     /// Authentication mode.
     pub(crate) auth: AuthMode,
     /// Virtual time at start; `None` is a fixed instant (2026-10-24T00:11:18Z), so tests and
@@ -96,6 +98,7 @@ impl Default for Config {
             clock: ClockMode::Scaled { factor: 1.0 },
             call_wait: DEFAULT_CALL_WAIT,
             public_url: None,
+            allowed_origins: Vec::new(),
             auth: AuthMode::Bearer,
             epoch: None,
             auto_consent: None,

@@ -35,6 +35,9 @@ pub(crate) use state::{ControlSetup, ControlState};
 /// The S3-style upload endpoint behind `upload_url`.
 pub(crate) const UPLOAD_PATH: &str = "/_mock/uploads";
 
+/// Where the account world's pages post their forms (the billing page's button).
+pub(crate) const FORM_PAGES: &[&str] = &["/_mock/billing/"];
+
 /// The `/_mock` routes.
 pub(crate) fn routes() -> Router<ControlState> {
     Router::new()

@@ -48,6 +48,12 @@ pub enum Error {
         /// The accounts there are.
         known: Vec<String>,
     },
+    /// An `--allow-origin` value is no origin.
+    #[error("{reason}")]
+    AllowOrigin {
+        /// The sentence that says what is wrong with it.
+        reason: String,
+    },
     /// `--access-token-lifetime` is outside what an authorization server can issue.
     #[error(
         "--access-token-lifetime {}s: an access token must live at least 1 second and at most \

@@ -50,6 +50,10 @@ struct Cli {
     /// Base URL to put in the URLs the mock hands out (default: the listen address).
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
+    /// Let web pages of this origin (`https://host[:port]`) call the control API, the Agent
+    /// API and OAuth from a browser, beside pages of the mock's own names; repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
     /// `none` turns authentication off: every request acts as `alice`.
     #[arg(long, value_name = "MODE", value_parser = ["none", "bearer"])]
     auth: Option<String>,
@@ -278,6 +282,9 @@ async fn run(cli: Cli) -> ExitCode {
     }
     if let Some(url) = cli.public_url {
         builder = builder.public_url(url);
+    }
+    for origin in cli.allow_origins {
+        builder = builder.allow_origin(origin);
     }
     if let Some(world) = cli.world {
         builder = builder.world(world);

@@ -36,6 +36,8 @@ struct Shared {
     sonar: Arc<sonar::Store>,
     /// The injected faults in force (`--fault`, `/_mock/faults`).
     faults: faults::Faults,
+    /// The names and pages the guard in front of the surfaces lets in.
+    origins: http::origin::Origins,
 }
 
 impl AppState {
@@ -91,6 +93,12 @@ impl AppState {
             limits: config.limits,
             eras: config.eras,
         });
+        let origins =
+            http::origin::Origins::new(&base_url, &config.allowed_origins).map_err(|refused| {
+                Error::AllowOrigin {
+                    reason: refused.to_string(),
+                }
+            })?;
         let faults = faults::Faults::new(config.faults.clone());
         Ok(Self {
             inner: Arc::new(Shared {
@@ -106,6 +114,7 @@ impl AppState {
                 agent: Arc::default(),
                 sonar: Arc::default(),
                 faults,
+                origins,
             }),
         })
     }
@@ -236,6 +245,7 @@ impl AppState {
                     })
                 },
                 conversations: self.computer_conversations(),
+                origins: shared.origins.clone(),
             },
             shared.computer.endpoint(),
             rest,

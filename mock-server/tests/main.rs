@@ -41,6 +41,7 @@ mod connections;
 mod control_api;
 mod credits;
 mod credits_on_the_clock;
+mod cross_origin;
 mod dashboard;
 mod doc_links;
 mod driven_clock;

@@ -48,6 +48,8 @@ fn api_sentence(sentence: &str) -> String {
 impl ErrorShape for AgentBodies {
     fn error(&self, status: StatusCode, sentence: &str) -> Response {
         let kind = match status.as_u16() {
+            // The origin guard's refusals.
+            403 => "forbidden",
             429 => "request_rate_limit_exceeded",
             502 => "bad_gateway",
             503 => "service_unavailable",

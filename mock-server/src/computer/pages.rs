@@ -14,6 +14,10 @@ use super::service::Service;
 use super::service::pages::{FileDownload, SignInVisit};
 use crate::http::encoding::{escape, page, page_not_found, percent_encode};
 
+/// Where the pages post their forms (their buttons change a thread's state, from the mock's
+/// own pages only).
+pub(crate) const FORM_PAGES: &[&str] = &["/_mock/connect/", "/_mock/forms/", "/_mock/stop/"];
+
 /// The pages' routes.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Router<S> {
     Router::new()

@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
+use crate::http::shape::ErrorShape;
 
 /// A control API request refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,5 +67,12 @@ impl BodyPolicy for ControlBodies {
 
     fn refuse(&self, refusal: &BodyRefusal) -> Response {
         ControlError::new(refusal.status(), refusal.to_string()).into_response()
+    }
+}
+
+/// A refusal chosen outside the control routes (the origin guard), as `{"error": sentence}`.
+impl ErrorShape for ControlBodies {
+    fn error(&self, status: StatusCode, sentence: &str) -> Response {
+        ControlError::new(status, sentence).into_response()
     }
 }

@@ -1,6 +1,7 @@
-//! How a surface answers an error that is not about the request it was sent: a status the
-//! mock's injected faults answer with (429, 500, 502, 503). Each surface implements
-//! [`ErrorShape`] in its own envelope, as it implements the body policy for a refused body.
+//! How a surface answers an error that is not about what the request asked: a status the
+//! mock's injected faults answer with (429, 500, 502, 503), or a request the origin guard
+//! refused (403, 415). Each surface implements [`ErrorShape`] in its own envelope, as it
+//! implements the body policy for a refused body.
 
 use axum::response::Response;
 use http::StatusCode;

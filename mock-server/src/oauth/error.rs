@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
+use crate::http::shape::ErrorShape;
 
 /// The registered OAuth error codes the mock answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub(crate) enum Code {
     InvalidRedirectUri,
     /// The server keeps no more of something (RFC 6749 §4.1.2.1's code, answered 503).
     TemporarilyUnavailable,
+    /// The server refuses the request (RFC 6749 §4.1.2.1's code; the origin guard, 403).
+    AccessDenied,
 }
 
 impl Code {
@@ -43,6 +46,7 @@ impl Code {
             Self::InvalidClientMetadata => "invalid_client_metadata",
             Self::InvalidRedirectUri => "invalid_redirect_uri",
             Self::TemporarilyUnavailable => "temporarily_unavailable",
+            Self::AccessDenied => "access_denied",
         }
     }
 }
@@ -102,5 +106,22 @@ impl BodyPolicy for OAuthBodies {
     fn refuse(&self, refusal: &BodyRefusal) -> Response {
         let error = OAuthError::new(Code::InvalidRequest, refusal.to_string());
         (refusal.status(), error.body()).into_response()
+    }
+}
+
+/// A refusal chosen outside the OAuth routes, in RFC 6749's shape with the status given:
+/// `access_denied` for a forbidden request, `invalid_request` for anything else.
+impl ErrorShape for OAuthBodies {
+    fn error(&self, status: StatusCode, sentence: &str) -> Response {
+        let code = if status == StatusCode::FORBIDDEN {
+            Code::AccessDenied
+        } else {
+            Code::InvalidRequest
+        };
+        let mut response = (status, OAuthError::new(code, sentence).body()).into_response();
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        response
     }
 }

@@ -31,6 +31,8 @@ impl BodyPolicy for SonarBodies {
 impl ErrorShape for SonarBodies {
     fn error(&self, status: StatusCode, sentence: &str) -> Response {
         let kind = match status.as_u16() {
+            // The origin guard's refusals.
+            403 => "forbidden",
             429 => "rate_limit_exceeded",
             502 => "bad_gateway",
             503 => "service_unavailable",
