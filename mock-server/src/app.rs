@@ -38,6 +38,8 @@ use crate::journal::{JOURNAL_PATH, Journal, Recorded, Recorder, RecordingRules, 
 use crate::oauth::{AUTHORIZE_PATH, MCP_PATH, REGISTER_PATH, TOKEN_PATH};
 use crate::{agent, computer, control, oauth, sonar};
 
+mod bare;
+
 /// The whole mock as one service: every exchange recorded, other sites' pages refused, its
 /// body read under its surface's rules, the faults in force applied, then dispatched.
 pub(crate) type App = Recorded<Guarded<Limited<Faulted<Surfaces>>>>;
@@ -71,6 +73,11 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
     } = floors;
     let sessions = mcp.clone();
     let forget: ForgetSession = Arc::new(move |id: &str| sessions.forget_session(id));
+    // The router's own empty 404s and 405s and its path rejections in the owner's shape.
+    // (Around the whole router: axum adds a 405's `Allow` outside each route's layers.)
+    let rest = Router::new()
+        .fallback_service(rest)
+        .layer(axum::middleware::from_fn(bare::shaped));
     let surfaces = Surfaces { mcp, rest };
     let hooks = Hooks {
         clock: clock.clone(),

@@ -26,7 +26,7 @@ use axum::Router;
 pub(crate) use body::{ENDPOINT_BODIES, UNCLAIMED_BODIES};
 pub use model::elicitation::form_content_problem;
 pub use model::version::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSION};
-pub(crate) use pages::FORM_PAGES;
+pub(crate) use pages::{FORM_PAGES, PAGES};
 pub use tools::TOOL_NAMES;
 
 use crate::clock::Clock;

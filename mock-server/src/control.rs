@@ -28,8 +28,8 @@ use crate::http::encoding::{escape, page, page_not_found};
 use crate::world::UploadError;
 
 pub(crate) use dashboard::POLLED_READS;
-pub(crate) use error::ControlBodies;
 pub(crate) use error::ControlError;
+pub(crate) use error::{ControlBodies, PageBodies};
 pub(crate) use state::{ControlSetup, ControlState};
 
 /// The S3-style upload endpoint behind `upload_url`.
@@ -37,6 +37,9 @@ pub(crate) const UPLOAD_PATH: &str = "/_mock/uploads";
 
 /// Where the account world's pages post their forms (the billing page's button).
 pub(crate) const FORM_PAGES: &[&str] = &["/_mock/billing/"];
+
+/// Where the account world's human pages are.
+pub(crate) const PAGES: &[&str] = &["/_mock/billing/", "/_mock/projects/"];
 
 /// The `/_mock` routes.
 pub(crate) fn routes() -> Router<ControlState> {

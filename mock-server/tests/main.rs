@@ -113,3 +113,4 @@ mod upload_abuse;
 mod version_header;
 mod waiting;
 mod world;
+mod wrong_shapes;

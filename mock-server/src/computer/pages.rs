@@ -18,6 +18,15 @@ use crate::http::encoding::{escape, page, page_not_found, percent_encode};
 /// own pages only).
 pub(crate) const FORM_PAGES: &[&str] = &["/_mock/connect/", "/_mock/forms/", "/_mock/stop/"];
 
+/// Where the pages are.
+pub(crate) const PAGES: &[&str] = &[
+    "/_mock/connect/",
+    "/_mock/forms/",
+    "/_mock/stop/",
+    "/_mock/files/",
+    "/_mock/sites/",
+];
+
 /// The pages' routes.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>(service: Service) -> Router<S> {
     Router::new()

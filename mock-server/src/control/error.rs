@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::http::body::{BodyPolicy, BodyRefusal, DEFAULT_LIMIT};
+use crate::http::encoding::{escape, page};
 use crate::http::shape::ErrorShape;
 
 /// A control API request refused.
@@ -67,6 +68,21 @@ impl BodyPolicy for ControlBodies {
 
     fn refuse(&self, refusal: &BodyRefusal) -> Response {
         ControlError::new(refusal.status(), refusal.to_string()).into_response()
+    }
+}
+
+/// How the human pages under `/_mock` (billing, Projects, Computer's sign-in, form, stop,
+/// download and site pages) answer what their handlers never see: with a page.
+pub(crate) struct PageBodies;
+
+impl ErrorShape for PageBodies {
+    fn error(&self, status: StatusCode, sentence: &str) -> Response {
+        let title = match status {
+            StatusCode::NOT_FOUND => "Not found",
+            StatusCode::METHOD_NOT_ALLOWED => "Method not allowed",
+            _ => "Cannot open this page",
+        };
+        (status, page(title, &format!("<p>{}</p>", escape(sentence)))).into_response()
     }
 }
 
