@@ -5,9 +5,11 @@
 //! decides only the first of two pending approval requests.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use conformance::rules::{self, Outcome, Transcript, UserRecord};
+use conformance::rules::UserRecord;
 use mock_server::{Exchange, SseRecord};
 use serde_json::{Value, json};
+
+use crate::common::rule_checks::{check, passed, unobserved, violated};
 
 fn at(ms: i64) -> DateTime<Utc> {
     DateTime::<Utc>::UNIX_EPOCH + TimeDelta::milliseconds(ms)
@@ -57,34 +59,6 @@ fn shown_error(at: usize) -> UserRecord {
         request: json!({"kind": "error", "text": "HTTP 500"}),
         response: Value::Null,
     }
-}
-
-fn check(rule: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Outcome {
-    let rule = rules::find(rule).expect("rule");
-    (rule.check)(&Transcript::new("any", exchanges, user))
-}
-
-fn violated(outcome: &Outcome, needle: &str) {
-    match outcome {
-        Outcome::Violated { message, .. } => {
-            assert!(message.contains(needle), "`{needle}` not in: {message}")
-        }
-        other => panic!("expected a violation naming `{needle}`, got {other:?}"),
-    }
-}
-
-fn unobserved(outcome: &Outcome) {
-    assert!(
-        matches!(outcome, Outcome::Unobserved(_)),
-        "expected unobserved, got {outcome:?}"
-    );
-}
-
-fn passed(outcome: &Outcome) {
-    assert!(
-        matches!(outcome, Outcome::Pass(_)),
-        "expected a pass, got {outcome:?}"
-    );
 }
 
 const RETRY_AFTER: &str = "agent.rate-limit.retry-after";

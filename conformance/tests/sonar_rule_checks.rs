@@ -3,9 +3,11 @@
 //! citations, a request resent after a 429 (allowed) and after an answer (not).
 
 use chrono::{DateTime, TimeDelta, Utc};
-use conformance::rules::{self, Outcome, Transcript, UserRecord};
+use conformance::rules::UserRecord;
 use mock_server::{Exchange, SseRecord};
 use serde_json::{Value, json};
+
+use crate::common::rule_checks::{check, passed, unobserved, violated};
 
 fn at(ms: i64) -> DateTime<Utc> {
     DateTime::<Utc>::UNIX_EPOCH + TimeDelta::milliseconds(ms)
@@ -44,34 +46,6 @@ fn shown(text: &str) -> UserRecord {
         request: json!({"kind": "final", "text": text}),
         response: Value::Null,
     }
-}
-
-fn check(rule: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Outcome {
-    let rule = rules::find(rule).expect("rule");
-    (rule.check)(&Transcript::new("any", exchanges, user))
-}
-
-fn violated(outcome: &Outcome, needle: &str) {
-    match outcome {
-        Outcome::Violated { message, .. } => {
-            assert!(message.contains(needle), "`{needle}` not in: {message}")
-        }
-        other => panic!("expected a violation naming `{needle}`, got {other:?}"),
-    }
-}
-
-fn unobserved(outcome: &Outcome) {
-    assert!(
-        matches!(outcome, Outcome::Unobserved(_)),
-        "expected unobserved, got {outcome:?}"
-    );
-}
-
-fn passed(outcome: &Outcome) {
-    assert!(
-        matches!(outcome, Outcome::Pass(_)),
-        "expected a pass, got {outcome:?}"
-    );
 }
 
 const RETRY: &str = "sonar.rate-limit.retry-after";

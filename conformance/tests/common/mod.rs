@@ -36,3 +36,41 @@ pub fn options(target: &str, scenarios: &[&str]) -> RunOptions {
 pub async fn run(options: &RunOptions) -> RunResult {
     run_suite(options).await.expect("the runner finishes")
 }
+
+/// One rule judged on a hand-made journal, and what the judgement must be.
+pub mod rule_checks {
+    use conformance::rules::{self, Outcome, Transcript, UserRecord};
+    use mock_server::Exchange;
+
+    /// `rule` judged on `exchanges` and `user`.
+    pub fn check(rule: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Outcome {
+        let rule = rules::find(rule).expect("rule");
+        (rule.check)(&Transcript::new("any", exchanges, user))
+    }
+
+    /// As its name says, or panics with what it got.
+    pub fn violated(outcome: &Outcome, needle: &str) {
+        match outcome {
+            Outcome::Violated { message, .. } => {
+                assert!(message.contains(needle), "`{needle}` not in: {message}")
+            }
+            other => panic!("expected a violation naming `{needle}`, got {other:?}"),
+        }
+    }
+
+    /// As its name says, or panics with what it got.
+    pub fn unobserved(outcome: &Outcome) {
+        assert!(
+            matches!(outcome, Outcome::Unobserved(_)),
+            "expected unobserved, got {outcome:?}"
+        );
+    }
+
+    /// As its name says, or panics with what it got.
+    pub fn passed(outcome: &Outcome) {
+        assert!(
+            matches!(outcome, Outcome::Pass(_)),
+            "expected a pass, got {outcome:?}"
+        );
+    }
+}
