@@ -2,9 +2,11 @@
 //! client never plays: a sign-in the mock reports settled, effort without model, visibility
 //! without a Project, an authenticated upload, and the refresh of an expired link.
 
-use conformance::rules::{self, Outcome, Transcript, UserRecord};
+use conformance::rules::{Outcome, UserRecord};
 use mock_server::Exchange;
 use serde_json::{Value, json};
+
+use crate::common::rule_checks::check;
 
 fn exchange(seq: usize, method: &str, path: &str, status: u16) -> Exchange {
     Exchange::new(seq, method, path, status, chrono::Utc::now())
@@ -27,11 +29,6 @@ fn turn(at: usize, turn: Value) -> UserRecord {
         request: Value::Null,
         response: turn,
     }
-}
-
-fn check(rule: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Outcome {
-    let rule = rules::find(rule).expect("rule");
-    (rule.check)(&Transcript::new("any", exchanges, user))
 }
 
 fn read_with_sign_ins(connectors: &[&str]) -> Value {

@@ -3,9 +3,11 @@
 //! ZDR history without the request item, a run recreated instead of polled or resumed, a resume
 //! from the wrong cursor, a cancel never confirmed, an AUTH_REQUIRED retried or kept quiet.
 
-use conformance::rules::{self, Outcome, Transcript, UserRecord};
+use conformance::rules::UserRecord;
 use mock_server::{Exchange, SseRecord};
 use serde_json::{Value, json};
+
+use crate::common::rule_checks::{check, passed, unobserved, violated};
 
 fn exchange(seq: usize, method: &str, path: &str, query: Option<&str>) -> Exchange {
     Exchange {
@@ -36,34 +38,6 @@ fn user(at: usize, kind: &str, request: Value, response: Value) -> UserRecord {
         request,
         response,
     }
-}
-
-fn check(rule: &str, exchanges: Vec<Exchange>, user: Vec<UserRecord>) -> Outcome {
-    let rule = rules::find(rule).expect("rule");
-    (rule.check)(&Transcript::new("any", exchanges, user))
-}
-
-fn violated(outcome: &Outcome, needle: &str) {
-    match outcome {
-        Outcome::Violated { message, .. } => {
-            assert!(message.contains(needle), "`{needle}` not in: {message}")
-        }
-        other => panic!("expected a violation naming `{needle}`, got {other:?}"),
-    }
-}
-
-fn unobserved(outcome: &Outcome) {
-    assert!(
-        matches!(outcome, Outcome::Unobserved(_)),
-        "expected unobserved, got {outcome:?}"
-    );
-}
-
-fn passed(outcome: &Outcome) {
-    assert!(
-        matches!(outcome, Outcome::Pass(_)),
-        "expected a pass, got {outcome:?}"
-    );
 }
 
 // ---- approvals ----
