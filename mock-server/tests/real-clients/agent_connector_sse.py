@@ -24,11 +24,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from client_checks import CheckFailed
+
 TIMEOUT_S = 60
-
-
-class CheckFailed(Exception):
-    """A documented expectation that the mock did not meet."""
 
 
 def create(base: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:

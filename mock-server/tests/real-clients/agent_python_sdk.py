@@ -26,25 +26,16 @@ Prints one summary line and exits 0, or prints what went wrong and exits 1.
 from __future__ import annotations
 
 import json
-import os
-import sys
 import time
 
 import perplexity
 from perplexity import Perplexity
 from perplexity.generated import api
 
+from client_checks import CheckFailed, expect, run
+
 MODEL = "openai/gpt-5.6-terra"
 POLL_DEADLINE_S = 60.0
-
-
-class CheckFailed(Exception):
-    """A documented expectation the mock did not meet."""
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise CheckFailed(what)
 
 
 def wait_for(client: Perplexity, response_id: str, statuses: set[str]) -> object:
@@ -172,8 +163,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    run(main)

@@ -28,11 +28,9 @@ from typing import Any
 import perplexity
 from perplexity import Perplexity
 
+from client_checks import CheckFailed
+
 MODEL = "openai/gpt-5.6-terra"
-
-
-class CheckFailed(Exception):
-    """A documented expectation that the mock did not meet."""
 
 
 def of_type(response: Any, kind: str) -> list[Any]:

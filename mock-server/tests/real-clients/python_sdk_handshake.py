@@ -29,6 +29,8 @@ import httpx2
 from mcp import Client, Implementation
 from mcp.client.streamable_http import streamable_http_client
 
+from client_checks import CheckFailed
+
 EXPECTED_PROTOCOL_VERSION = "2025-11-25"
 EXPECTED_TOOLS = frozenset(
     {
@@ -52,10 +54,6 @@ READ_THREAD_PAUSE_S = 0.2
 # Generous ceilings so a hung mock fails the check instead of hanging CI.
 REQUEST_TIMEOUT_S = 60.0
 OVERALL_TIMEOUT_S = 120.0
-
-
-class CheckFailed(Exception):
-    """A documented expectation that the mock did not meet."""
 
 
 def tool_json(tool: str, result: Any) -> dict[str, Any]:

@@ -32,13 +32,11 @@ from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, TokenS
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
+from client_checks import CheckFailed
+
 REDIRECT_URI = "http://127.0.0.1:9/callback"  # never contacted: the redirect is read, not followed
 OVERALL_TIMEOUT_S = 120.0
 REQUEST_TIMEOUT_S = 60.0
-
-
-class CheckFailed(Exception):
-    """A documented expectation that the mock did not meet."""
 
 
 class InMemoryStorage(TokenStorage):

@@ -28,12 +28,10 @@ import httpx2
 from mcp import Client, Implementation
 from mcp.client.streamable_http import streamable_http_client
 
+from client_checks import CheckFailed
+
 CONTENT = b"quarter,revenue\nQ1,120\nQ2,135\n"
 OVERALL_TIMEOUT_S = 120.0
-
-
-class CheckFailed(Exception):
-    """A documented expectation that the mock did not meet."""
 
 
 def tool_json(tool: str, result: Any) -> dict[str, Any]:

@@ -17,23 +17,14 @@ Prints one summary line and exits 0, or prints what went wrong and exits 1.
 from __future__ import annotations
 
 import importlib.metadata
-import os
-import sys
 
 from langchain_core.messages import AIMessage
 from langchain_perplexity import ChatPerplexity
 from pydantic import BaseModel
 
+from client_checks import expect, run
+
 QUESTION = "#cited-answer What did Webb find?"
-
-
-class CheckFailed(Exception):
-    """A documented expectation the mock did not meet."""
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise CheckFailed(what)
 
 
 class Finding(BaseModel):
@@ -74,12 +65,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    for name in ("PERPLEXITY_BASE_URL", "PPLX_API_KEY"):
-        if not os.environ.get(name):
-            print(f"set {name} (see the usage line at the top)", file=sys.stderr)
-            sys.exit(2)
-    try:
-        sys.exit(main())
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    run(main, env=("PERPLEXITY_BASE_URL", "PPLX_API_KEY"))

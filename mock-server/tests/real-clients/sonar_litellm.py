@@ -21,20 +21,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import sys
 
 import litellm
 
+from client_checks import expect, run
+
 QUESTION = [{"role": "user", "content": "#cited-answer What did Webb find?"}]
-
-
-class CheckFailed(Exception):
-    """A documented expectation the mock did not meet."""
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise CheckFailed(what)
 
 
 def main() -> int:
@@ -69,12 +61,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    for name in ("PERPLEXITY_API_BASE", "PERPLEXITYAI_API_KEY"):
-        if not os.environ.get(name):
-            print(f"set {name} (see the usage line at the top)", file=sys.stderr)
-            sys.exit(2)
-    try:
-        sys.exit(main())
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    run(main, env=("PERPLEXITY_API_BASE", "PERPLEXITYAI_API_KEY"))

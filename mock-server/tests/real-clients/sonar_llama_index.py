@@ -19,16 +19,9 @@ import sys
 from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.llms.perplexity import Perplexity
 
+from client_checks import expect, run
+
 QUESTION = "#cited-answer What did Webb find?"
-
-
-class CheckFailed(Exception):
-    """A documented expectation the mock did not meet."""
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise CheckFailed(what)
 
 
 def main(base_url: str) -> int:
@@ -57,8 +50,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    try:
-        sys.exit(main(sys.argv[1]))
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    run(main, sys.argv[1])

@@ -21,16 +21,9 @@ import openai
 from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from client_checks import expect, run
+
 QUESTION = [{"role": "user", "content": "#cited-answer What did Webb find?"}]
-
-
-class CheckFailed(Exception):
-    """A documented expectation the mock did not meet."""
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise CheckFailed(what)
 
 
 def main(base_url: str) -> int:
@@ -64,8 +57,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    try:
-        sys.exit(main(sys.argv[1]))
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    run(main, sys.argv[1])

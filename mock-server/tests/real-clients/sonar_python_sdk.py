@@ -26,25 +26,16 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import sys
 import time
 
 import perplexity
 from perplexity import Perplexity
 from perplexity.generated import api
 
+from client_checks import CheckFailed, expect, run
+
 POLL_DEADLINE_S = 60.0
 QUESTION = [{"role": "user", "content": "What is new in solar power?"}]
-
-
-class CheckFailed(Exception):
-    """A documented expectation the mock did not meet."""
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        raise CheckFailed(what)
 
 
 def main() -> int:
@@ -144,12 +135,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    for name in ("PERPLEXITY_BASE_URL", "PERPLEXITY_API_KEY"):
-        if not os.environ.get(name):
-            print(f"set {name} (see the usage line at the top)", file=sys.stderr)
-            sys.exit(2)
-    try:
-        sys.exit(main())
-    except CheckFailed as failure:
-        print(f"FAILED: {failure}", file=sys.stderr)
-        sys.exit(1)
+    run(main, env=("PERPLEXITY_BASE_URL", "PERPLEXITY_API_KEY"))
