@@ -82,7 +82,8 @@ impl Computer {
             limits,
             eras,
         } = setup;
-        let engine = Engine::new(clock, catalog, world, base_url.clone(), call_wait);
+        let engine = Engine::new(clock, catalog, world, base_url.clone(), call_wait)
+            .with_max_threads(limits.max_threads);
         let service = Service::new(Arc::new(engine));
         Self {
             endpoint: Endpoint::new(service.clone(), authenticator, &base_url, &limits, eras),
@@ -127,6 +128,11 @@ impl Computer {
         thread_id: &str,
     ) -> Option<Arc<LoadedScenario>> {
         self.service.engine.scenario_of(account, thread_id)
+    }
+
+    /// How many threads are kept, the cap, and how many were evicted.
+    pub(crate) fn kept_threads(&self) -> crate::limits::Kept {
+        self.service.engine.kept()
     }
 
     /// Forgets every thread, task and pending question (`POST /_mock/reset`).

@@ -391,6 +391,14 @@ async fn upload(
             "AccessDenied",
             "Invalid according to Policy: Policy expired. Request a new envelope with create_attachment_upload.",
         ),
+        Err(UploadError::OverCap { max }) => s3_error(
+            StatusCode::BAD_REQUEST,
+            "EntityTooLarge",
+            &format!(
+                "Your proposed upload exceeds the maximum allowed size: this mock keeps at most \
+                 {max} bytes of uploads (--max-upload-bytes). Start it with a larger cap."
+            ),
+        ),
         Err(UploadError::TooLarge { declared }) => s3_error(
             StatusCode::BAD_REQUEST,
             "EntityTooLarge",
@@ -427,7 +435,10 @@ async fn uploaded(
              `Authorization: Bearer alice-dev-token`).",
         );
     };
-    match app.world().uploaded_bytes(&account.id, &key) {
+    match app
+        .world()
+        .uploaded_bytes(&account.id, &key, app.clock().now())
+    {
         Some(bytes) => bytes.into_response(),
         None => no_such_key(),
     }

@@ -1,6 +1,7 @@
 //! Caps on what the mock keeps for its clients between requests, so a long-running mock's
 //! memory stays bounded whatever its clients do: handshake-era MCP sessions, OAuth client
-//! registrations and outstanding authorization codes.
+//! registrations and outstanding authorization codes (refused past their cap), and Computer
+//! threads, Agent API responses and uploaded files (the oldest evicted past theirs, counted).
 
 use std::time::Duration;
 
@@ -22,6 +23,17 @@ pub struct StateLimits {
     /// expired); past it `/oauth/authorize` redirects with `temporarily_unavailable`.
     /// Default: 10,000.
     pub max_oauth_codes: usize,
+    /// Most Computer threads kept; a new thread past it evicts the oldest (by creation), which
+    /// then answers as a thread id never issued. Default: 5,000.
+    pub max_threads: usize,
+    /// Most Agent API responses kept, stored or `store: false`; a new one past it evicts the
+    /// oldest, which then answers 404 as an id never issued (a running one is asked to stop).
+    /// Default: 1,000.
+    pub max_responses: usize,
+    /// Most bytes of uploaded attachment files kept; a file past it evicts the oldest files
+    /// until it fits (a file larger than the cap is refused). Default: 512 MiB (two files of
+    /// the paid plans' largest size, 200 MB).
+    pub max_upload_bytes: u64,
 }
 
 impl Default for StateLimits {
@@ -31,8 +43,23 @@ impl Default for StateLimits {
             max_sessions: 10_000,
             max_oauth_clients: 10_000,
             max_oauth_codes: 10_000,
+            max_threads: 5_000,
+            max_responses: 1_000,
+            max_upload_bytes: 512 * 1024 * 1024,
         }
     }
+}
+
+/// How many entries a capped store evicted since the start (or the last reset), as
+/// `GET /_mock/state` shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Kept {
+    /// Entries held now.
+    pub(crate) kept: usize,
+    /// The cap.
+    pub(crate) max: u64,
+    /// Entries evicted (oldest first) to stay under the cap.
+    pub(crate) evicted: u64,
 }
 
 /// A span as a person reads it in a refusal: `1 hour`, `30 minutes`, `45 seconds`, `250 ms`.

@@ -104,6 +104,17 @@ struct Cli {
     /// Most OAuth codes and consent pages outstanding; past it sign-in is refused.
     #[arg(long, value_name = "N", default_value = "10000")]
     max_oauth_codes: usize,
+    /// Most Computer threads kept; past it the oldest is evicted.
+    #[arg(long, value_name = "N", default_value = "5000",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_threads: u64,
+    /// Most Agent API responses kept (stored or not); past it the oldest is evicted.
+    #[arg(long, value_name = "N", default_value = "1000",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_responses: u64,
+    /// Most bytes of uploaded files kept; past it the oldest files are evicted.
+    #[arg(long, value_name = "SIZE", default_value = "512MiB", value_parser = size)]
+    max_upload_bytes: usize,
     /// Put a fault in force from the start (repeatable), e.g.
     /// `status=429,retry-after=2s,times=1,path=/chat/completions`; the grammar is in
     /// docs/faults.md. `GET /_mock/faults` lists them, `DELETE /_mock/faults` removes them.
@@ -264,6 +275,9 @@ async fn run(cli: Cli) -> ExitCode {
             max_sessions: cli.max_sessions,
             max_oauth_clients: cli.max_oauth_clients,
             max_oauth_codes: cli.max_oauth_codes,
+            max_threads: usize::try_from(cli.max_threads).unwrap_or(usize::MAX),
+            max_responses: usize::try_from(cli.max_responses).unwrap_or(usize::MAX),
+            max_upload_bytes: u64::try_from(cli.max_upload_bytes).unwrap_or(u64::MAX),
         });
     for path in cli.fixtures {
         builder = builder.fixtures(path);
@@ -377,6 +391,12 @@ mod tests {
         assert_eq!(cli.max_sessions, state.max_sessions);
         assert_eq!(cli.max_oauth_clients, state.max_oauth_clients);
         assert_eq!(cli.max_oauth_codes, state.max_oauth_codes);
+        assert_eq!(usize::try_from(cli.max_threads), Ok(state.max_threads));
+        assert_eq!(usize::try_from(cli.max_responses), Ok(state.max_responses));
+        assert_eq!(
+            u64::try_from(cli.max_upload_bytes),
+            Ok(state.max_upload_bytes)
+        );
     }
 
     #[test]

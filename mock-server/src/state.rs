@@ -57,7 +57,7 @@ impl AppState {
                 path: config.journal.file.clone().unwrap_or_default(),
                 source,
             })?;
-        let world = Arc::new(world);
+        let world = Arc::new(world.with_max_upload_bytes(config.limits.max_upload_bytes));
         if let Some(account) = &config.auto_consent
             && world.account(account).is_none()
         {
@@ -100,6 +100,7 @@ impl AppState {
                 }
             })?;
         let faults = faults::Faults::new(config.faults.clone());
+        let agent = Arc::new(agent::Store::with_max(config.limits.max_responses));
         Ok(Self {
             inner: Arc::new(Shared {
                 config,
@@ -111,7 +112,7 @@ impl AppState {
                 computer,
                 oauth,
                 authenticator,
-                agent: Arc::default(),
+                agent,
                 sonar: Arc::default(),
                 faults,
                 origins,

@@ -26,7 +26,7 @@ pub(crate) use account::Project;
 pub(crate) use cursors::CursorError;
 pub(crate) use ledger::CreditRefusal;
 pub(crate) use offer::{ModelsList, TaskSettings};
-pub(crate) use uploads::{AttachmentRefusal, UploadError};
+pub(crate) use uploads::{AttachmentRefusal, UploadError, UploadsKept};
 
 pub(crate) use crate::fixtures::{ConnectorState, PlanLimits};
 pub use crate::fixtures::{Plan, WORLD_FIXTURE};
@@ -50,6 +50,8 @@ pub struct World {
     accounts: Vec<Arc<Account>>,
     /// Each account's `models_list` result, in the order of `accounts`.
     models_lists: Vec<ModelsList>,
+    /// Most bytes of uploaded files kept (`StateLimits::max_upload_bytes`).
+    max_upload_bytes: u64,
     state: Mutex<State>,
 }
 
@@ -107,8 +109,15 @@ impl World {
             fixture,
             accounts,
             models_lists,
+            max_upload_bytes: crate::limits::StateLimits::default().max_upload_bytes,
             state,
         }
+    }
+
+    /// The same world keeping at most `max` bytes of uploaded files.
+    pub(crate) fn with_max_upload_bytes(mut self, max: u64) -> Self {
+        self.max_upload_bytes = max;
+        self
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -122,12 +131,22 @@ impl World {
     }
 
     /// Restores every balance and quota to the fixture's defaults, and forgets uploads and
-    /// cursors.
+    /// cursors (their maps too, so their memory goes back).
     pub(crate) fn reset(&self) {
-        *self.state() = State {
-            ledger: Ledger::opening(&self.accounts),
-            ..State::default()
-        };
+        let old = std::mem::replace(
+            &mut *self.state(),
+            State {
+                ledger: Ledger::opening(&self.accounts),
+                ..State::default()
+            },
+        );
+        // Stored files are freed outside the lock.
+        drop(old);
+    }
+
+    /// What the uploads hold: files, bytes, the cap and how many were evicted.
+    pub(crate) fn uploads_kept(&self) -> UploadsKept {
+        self.state().uploads.kept(self.max_upload_bytes)
     }
 
     /// Every account.
@@ -246,10 +265,11 @@ impl World {
         fields: BTreeMap<String, String>,
         size_bytes: u64,
         expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
     ) {
         self.state()
             .uploads
-            .issue(account, fields, size_bytes, expires_at);
+            .issue(account, fields, size_bytes, expires_at, now);
     }
 
     /// Checks an upload POST against its envelope (every field, expiry, size) and stores the file.
@@ -259,7 +279,9 @@ impl World {
         file: bytes::Bytes,
         now: DateTime<Utc>,
     ) -> Result<(), UploadError> {
-        self.state().uploads.complete(posted, file, now)
+        self.state()
+            .uploads
+            .complete(posted, file, now, self.max_upload_bytes)
     }
 
     /// The size the envelope for `key` declared, if one was issued.
@@ -267,14 +289,19 @@ impl World {
         self.state().uploads.declared_size(key)
     }
 
-    /// The bytes `account` uploaded under `key`, once the upload completed.
-    pub(crate) fn uploaded_bytes(&self, account: &str, key: &str) -> Option<bytes::Bytes> {
-        self.state().uploads.bytes(account, key)
+    /// The bytes `account` uploaded under `key`, once the upload completed, while they are kept.
+    pub(crate) fn uploaded_bytes(
+        &self,
+        account: &str,
+        key: &str,
+        now: DateTime<Utc>,
+    ) -> Option<bytes::Bytes> {
+        self.state().uploads.bytes(account, key, now)
     }
 
-    /// Whether `account` uploaded the file behind `key`.
-    pub(crate) fn owns_upload(&self, account: &str, key: &str) -> bool {
-        self.state().uploads.owns(account, key)
+    /// Whether `account` uploaded the file behind `key` and it is still kept at `now`.
+    pub(crate) fn owns_upload(&self, account: &str, key: &str, now: DateTime<Utc>) -> bool {
+        self.state().uploads.owns(account, key, now)
     }
 
     // --- paging cursors ---

@@ -99,6 +99,7 @@ mod sonar_search;
 mod sonar_snapshots;
 mod sonar_stream;
 mod source_layout;
+mod state_eviction;
 mod state_limits;
 mod task_snapshots;
 mod tasks_cancel;

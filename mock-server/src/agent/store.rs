@@ -1,10 +1,10 @@
 //! The responses the mock remembers: each run's snapshot, its event log (for stream resume),
 //! its files, and where its turn paused (for `previous_response_id` continuations).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::{MappedMutexGuard, Mutex, MutexGuard};
 use serde::Serialize;
 use tokio::sync::watch;
 
@@ -232,20 +232,49 @@ pub(crate) struct ResponseSummary {
     pub(crate) error: Option<ResponseError>,
 }
 
-/// Every response, by id.
-#[derive(Debug, Default)]
+/// Every response, by id, at most `max` of them: the oldest go first.
+#[derive(Debug)]
 pub(crate) struct Store {
-    runs: Mutex<HashMap<String, Arc<Run>>>,
+    runs: Mutex<Runs>,
     /// Create requests per account in the last virtual minute, for `x-ratelimit-*`.
     recent: Mutex<HashMap<String, Vec<chrono::DateTime<chrono::Utc>>>>,
+}
+
+/// The runs and the order they came in.
+#[derive(Debug, Default)]
+struct Runs {
+    by_id: HashMap<String, Arc<Run>>,
+    /// Ids oldest first (one already removed is skipped when it comes up).
+    order: VecDeque<String>,
+    /// Runs evicted since the start or the last reset.
+    evicted: u64,
+    /// Most runs kept (`StateLimits::max_responses`).
+    max: usize,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::with_max(crate::limits::StateLimits::default().max_responses)
+    }
 }
 
 /// The requests-per-minute window the `x-ratelimit-*` headers describe (recorded: 50).
 pub(crate) const RATE_LIMIT: usize = 50;
 
 impl Store {
-    fn runs(&self) -> MutexGuard<'_, HashMap<String, Arc<Run>>> {
-        self.runs.lock()
+    /// A store keeping at most `max` runs (at least one: the one just created).
+    pub(crate) fn with_max(max: usize) -> Self {
+        Self {
+            runs: Mutex::new(Runs {
+                max: max.max(1),
+                ..Runs::default()
+            }),
+            recent: Mutex::default(),
+        }
+    }
+
+    fn runs(&self) -> MappedMutexGuard<'_, HashMap<String, Arc<Run>>> {
+        MutexGuard::map(self.runs.lock(), |runs| &mut runs.by_id)
     }
 
     /// How many runs it holds.
@@ -253,9 +282,40 @@ impl Store {
         self.runs().len()
     }
 
-    /// Remembers a run.
-    pub(crate) fn insert(&self, run: Arc<Run>) {
-        self.runs().insert(run.id.clone(), run);
+    /// How many runs are kept, the cap, and how many were evicted.
+    pub(crate) fn kept(&self) -> crate::limits::Kept {
+        let runs = self.runs.lock();
+        crate::limits::Kept {
+            kept: runs.by_id.len(),
+            max: u64::try_from(runs.max).unwrap_or(u64::MAX),
+            evicted: runs.evicted,
+        }
+    }
+
+    /// Remembers a run. Past the cap the oldest runs go, stored or not: each then answers 404
+    /// as an id never issued. One still running is asked to stop at `now` (its task ends
+    /// and lets go of it; a connection streaming it sees it cancelled, never a panic).
+    pub(crate) fn insert(&self, run: Arc<Run>, now: chrono::DateTime<chrono::Utc>) {
+        let mut gone = Vec::new();
+        {
+            let mut runs = self.runs.lock();
+            while runs.by_id.len() >= runs.max {
+                let Some(oldest) = runs.order.pop_front() else {
+                    break;
+                };
+                if let Some(run) = runs.by_id.remove(&oldest) {
+                    runs.evicted += 1;
+                    gone.push(run);
+                }
+            }
+            runs.order.push_back(run.id.clone());
+            runs.by_id.insert(run.id.clone(), run);
+        }
+        for run in gone {
+            if !run.state().terminal {
+                run.request_cancel(now);
+            }
+        }
     }
 
     /// Every run not forgotten, whoever owns it (for the dashboard), in no particular order.
@@ -296,7 +356,11 @@ impl Store {
     /// Forgets one run, whoever owns it (`DELETE /_mock/agent/responses/{id}`); a running one
     /// goes on for the connection that waits on it, but nothing can find it again.
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<Run>> {
-        self.runs().remove(id)
+        let mut runs = self.runs.lock();
+        let run = runs.by_id.remove(id)?;
+        // Its place in the order goes too, so creating and deleting runs forever cannot grow it.
+        runs.order.retain(|kept| kept != id);
+        Some(run)
     }
 
     /// Counts a create request by `account` at `now`; returns (used, reset epoch seconds) for
@@ -318,12 +382,23 @@ impl Store {
         )
     }
 
-    /// Forgets everything (`POST /_mock/reset`); running runs are asked to stop.
+    /// Forgets everything (`POST /_mock/reset`) and gives the maps' memory back (`drain`
+    /// would keep their capacity); running runs are asked to stop.
     pub(crate) fn clear(&self, now: chrono::DateTime<chrono::Utc>) {
-        let runs: Vec<Arc<Run>> = self.runs().drain().map(|(_, run)| run).collect();
-        for run in runs {
+        let runs = {
+            let mut runs = self.runs.lock();
+            let max = runs.max;
+            std::mem::replace(
+                &mut *runs,
+                Runs {
+                    max,
+                    ..Runs::default()
+                },
+            )
+        };
+        for run in runs.by_id.into_values() {
             run.request_cancel(now);
         }
-        self.recent.lock().clear();
+        *self.recent.lock() = HashMap::new();
     }
 }

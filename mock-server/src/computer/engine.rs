@@ -7,7 +7,7 @@
 //! wait goes through [`Engine::sleep_until_change`], built on `Clock::sleep_until` with the
 //! deadline and the thread's next scripted event known there.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -109,6 +109,13 @@ pub(crate) struct Delivered {
 /// All threads and the machinery to follow them.
 pub(crate) struct Engine {
     threads: Mutex<HashMap<String, Thread>>,
+    /// Thread ids oldest first, for eviction past `max_threads` (an id already gone is
+    /// skipped when it comes up).
+    order: Mutex<VecDeque<String>>,
+    /// Most threads kept (`StateLimits::max_threads`).
+    max_threads: usize,
+    /// Threads evicted since the start or the last reset.
+    evicted: AtomicU64,
     downloads: Mutex<HashMap<String, Download>>,
     /// The link results show for each asset, by asset id (a download token), reused while it
     /// is valid so that looking at a result again does not change it.
@@ -138,6 +145,9 @@ impl Engine {
     ) -> Self {
         Self {
             threads: Mutex::default(),
+            order: Mutex::default(),
+            max_threads: crate::limits::StateLimits::default().max_threads,
+            evicted: AtomicU64::new(0),
             downloads: Mutex::default(),
             result_links: Mutex::default(),
             changed: Notify::new(),
@@ -150,6 +160,12 @@ impl Engine {
         }
     }
 
+    /// The same engine keeping at most `max` threads (at least one: the one just started).
+    pub(crate) fn with_max_threads(mut self, max: usize) -> Self {
+        self.max_threads = max.max(1);
+        self
+    }
+
     fn threads(&self) -> MutexGuard<'_, HashMap<String, Thread>> {
         self.threads.lock()
     }
@@ -158,12 +174,26 @@ impl Engine {
         self.downloads.lock()
     }
 
-    /// Forgets every thread and download link.
+    /// Forgets every thread and download link, and gives their maps' memory back (`clear`
+    /// would keep each map's capacity: after 10,000 threads, room for 10,000 more).
     pub(crate) fn reset(&self) {
-        self.threads().clear();
-        self.downloads().clear();
-        self.result_links.lock().clear();
+        let threads = std::mem::take(&mut *self.threads());
+        *self.order.lock() = VecDeque::new();
+        let downloads = std::mem::take(&mut *self.downloads());
+        let links = std::mem::take(&mut *self.result_links.lock());
+        self.evicted.store(0, Ordering::Relaxed);
+        // Dropped outside the locks: freeing thousands of threads takes a moment.
+        drop((threads, downloads, links));
         self.changed.notify_waiters();
+    }
+
+    /// How many threads are kept, the cap, and how many were evicted.
+    pub(crate) fn kept(&self) -> crate::limits::Kept {
+        crate::limits::Kept {
+            kept: self.threads().len(),
+            max: u64::try_from(self.max_threads).unwrap_or(u64::MAX),
+            evicted: self.evicted.load(Ordering::Relaxed),
+        }
     }
 
     /// Every thread's id and owner, oldest first (for the dashboard, which lists them all).
@@ -182,10 +212,41 @@ impl Engine {
         self.message_ids.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Adds a new thread and returns its id.
+    /// Adds a new thread and returns its id. Past `max_threads` the oldest threads go (with
+    /// their download links): each then answers as an id never issued. A call waiting on one
+    /// finds it gone at its next look and answers that error; nothing holds a thread across a
+    /// lock, so nothing else notices.
     pub(crate) fn insert(&self, thread: Thread) -> String {
         let id = thread.id.clone();
-        self.threads().insert(id.clone(), thread);
+        let mut gone = Vec::new();
+        {
+            let mut threads = self.threads();
+            let mut order = self.order.lock();
+            while threads.len() >= self.max_threads {
+                let Some(oldest) = order.pop_front() else {
+                    break;
+                };
+                if let Some(thread) = threads.remove(&oldest) {
+                    gone.push(thread);
+                }
+            }
+            threads.insert(id.clone(), thread);
+            order.push_back(id.clone());
+        }
+        if !gone.is_empty() {
+            self.evicted.fetch_add(
+                u64::try_from(gone.len()).unwrap_or(u64::MAX),
+                Ordering::Relaxed,
+            );
+            // In `result_link`'s order (links, then downloads), so the two never deadlock.
+            let mut links = self.result_links.lock();
+            let mut downloads = self.downloads();
+            downloads.retain(|_, d| gone.iter().all(|t| t.id != d.thread_id));
+            links.retain(|_, token| downloads.contains_key(token.as_str()));
+            drop((links, downloads));
+            // Waiting calls on an evicted thread look again and answer "not found".
+            self.changed.notify_waiters();
+        }
         id
     }
 

@@ -96,5 +96,16 @@ pub(super) fn overview(app: &ControlState) -> Value {
             "dropped": stats.dropped,
             "next_seq": stats.next_seq,
         },
+        "kept": kept(app),
+    })
+}
+
+/// What the capped stores hold, their caps, and how many entries each evicted (oldest first)
+/// since the start or the last reset.
+pub(super) fn kept(app: &ControlState) -> Value {
+    json!({
+        "threads": app.computer().kept_threads(),
+        "responses": app.agent().kept(),
+        "uploads": app.world().uploads_kept(),
     })
 }

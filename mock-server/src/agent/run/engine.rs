@@ -54,7 +54,7 @@ pub(crate) fn start(clock: &Clock, store: &Store, setup: Setup) -> Arc<Run> {
     // polls do. Every other run has the client waiting on it, so its steps jump.
     let pacer = (background && request.stream != Some(true)).then(|| clock.pacer());
     run.state().waker = pacer.as_ref().map(Pacer::waker);
-    store.insert(run.clone());
+    store.insert(run.clone(), created);
     if let Some(after) = setup.scenario.1.forget_after {
         // The provider forgets the run: from then on it answers as an id never issued.
         let (clock, forgotten) = (clock.clone(), run.clone());

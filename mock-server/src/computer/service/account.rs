@@ -145,7 +145,7 @@ impl Service {
         .collect();
         engine
             .world
-            .issue_upload(&account.id, fields.clone(), size, expires);
+            .issue_upload(&account.id, fields.clone(), size, expires, now);
         Reply::Upload(UploadEnvelope {
             attachment_url: format!("{base}/_mock/uploads/{key}"),
             upload_url: format!("{base}/_mock/uploads"),
@@ -164,9 +164,11 @@ impl Service {
     ) -> Result<(), Reply> {
         let prefix = format!("{}/_mock/uploads/", self.engine.base_url);
         for url in urls {
-            let uploaded = url
-                .strip_prefix(&prefix)
-                .is_some_and(|key| self.engine.world.owns_upload(&account.id, key));
+            let uploaded = url.strip_prefix(&prefix).is_some_and(|key| {
+                self.engine
+                    .world
+                    .owns_upload(&account.id, key, self.engine.clock.now())
+            });
             if !uploaded {
                 return Err(refuse(
                     thread_id,
