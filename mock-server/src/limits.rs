@@ -51,7 +51,7 @@ impl Default for StateLimits {
 }
 
 /// How many entries a capped store evicted since the start (or the last reset), as
-/// `GET /_mock/state` shows them.
+/// `GET /_mock/overview` shows them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub(crate) struct Kept {
     /// Entries held now.
