@@ -88,7 +88,12 @@ struct Cli {
     /// Answer 408 when a request body pauses longer than this (0 turns it off).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
     body_read_timeout: Duration,
-    /// Most connections served at once; more wait until one closes.
+    /// Answer 408 when a whole request body takes longer than this after its headers, however
+    /// steadily it trickles in (0 turns it off).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = duration)]
+    body_total_timeout: Duration,
+    /// Most connections open at once; past it the oldest one not being served is closed, and
+    /// when every one is busy new ones wait until one closes.
     #[arg(long, value_name = "N", default_value = "512",
           value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
@@ -264,6 +269,7 @@ async fn run(cli: Cli) -> ExitCode {
         .connections(ConnectionLimits {
             header_read_timeout: cli.header_read_timeout,
             body_read_timeout: cli.body_read_timeout,
+            body_total_timeout: cli.body_total_timeout,
             max_connections: usize::try_from(cli.max_connections).unwrap_or(usize::MAX),
         })
         .limits(StateLimits {
@@ -382,6 +388,7 @@ mod tests {
         let limits = ConnectionLimits::default();
         assert_eq!(cli.header_read_timeout, limits.header_read_timeout);
         assert_eq!(cli.body_read_timeout, limits.body_read_timeout);
+        assert_eq!(cli.body_total_timeout, limits.body_total_timeout);
         assert_eq!(
             usize::try_from(cli.max_connections),
             Ok(limits.max_connections)

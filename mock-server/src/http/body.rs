@@ -23,10 +23,27 @@ use tower::{Layer, Service};
 /// The most a surface reads of a request body unless it says otherwise (4 MiB).
 pub(crate) const DEFAULT_LIMIT: usize = 4 * 1024 * 1024;
 
-/// The error a request body read ends with when the client stalls.
+/// The error a request body read ends with when the client is too slow: it paused longer than
+/// `--body-read-timeout`, or the whole body took longer than `--body-total-timeout` (so a
+/// trickle of one byte every few seconds cannot hold a connection forever).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("no part of the request body arrived for {}", seconds(*.0))]
-pub(crate) struct BodyReadTimeout(pub(crate) Duration);
+pub(crate) enum BodyReadTimeout {
+    /// No part of the body came for this long.
+    #[error(
+        "The request body stalled: no part of the request body arrived for {} \
+         (--body-read-timeout). Send the body without pausing.",
+        seconds(*.0)
+    )]
+    Paused(Duration),
+    /// The body was still not whole this long after its request's headers.
+    #[error(
+        "The request body took too long: it was not all there {} after the request's headers \
+         (--body-total-timeout). Send the whole body at once, or start the mock with a longer \
+         --body-total-timeout.",
+        seconds(*.0)
+    )]
+    TooLong(Duration),
+}
 
 /// A duration as a person reads it (`30 s`, `50 ms`).
 fn seconds(d: Duration) -> String {
@@ -50,8 +67,8 @@ pub(crate) enum BodyRefusal {
         /// The limit, in bytes.
         limit: usize,
     },
-    /// The client stopped sending part-way.
-    #[error("The request body stalled: {0} (--body-read-timeout). Send the body without pausing.")]
+    /// The client stopped sending part-way, or sent too slowly.
+    #[error("{0}")]
     Stalled(BodyReadTimeout),
     /// The body ended before its declared length, or could not be read.
     #[error("{}", broken(*read, *declared, error))]
@@ -352,12 +369,18 @@ mod tests {
             large.to_string(),
             "The request body is larger than the 4 MiB this endpoint accepts."
         );
-        let stalled = BodyRefusal::Stalled(BodyReadTimeout(Duration::from_millis(50)));
+        let stalled = BodyRefusal::Stalled(BodyReadTimeout::Paused(Duration::from_millis(50)));
         assert_eq!(stalled.status(), StatusCode::REQUEST_TIMEOUT);
         assert_eq!(
             stalled.to_string(),
             "The request body stalled: no part of the request body arrived for 50 ms \
              (--body-read-timeout). Send the body without pausing."
+        );
+        let too_long = BodyRefusal::Stalled(BodyReadTimeout::TooLong(Duration::from_secs(60)));
+        assert_eq!(too_long.status(), StatusCode::REQUEST_TIMEOUT);
+        assert!(
+            too_long.to_string().contains("not all there 60 s after"),
+            "{too_long}"
         );
     }
 }
