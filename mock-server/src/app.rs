@@ -92,13 +92,17 @@ pub(crate) fn assemble(floors: Floors, mcp: Endpoint, rest: Router) -> App {
     Recorder::new(journal, clock, RECORDING).layer(guarded)
 }
 
-/// Which guard against other sites' pages a request gets, and whose envelope refuses it. The
-/// MCP endpoint has its own (a JSON-RPC 403, before authentication); every other path gets
-/// the `Host`/`Origin` guard, and the control routes that change state the CSRF guard too:
-/// JSON or no body on the API, forms only from the mock's own pages.
+/// Which guard against other sites' pages a request gets, and whose envelope refuses it.
+/// Every path gets the `Host`/`Origin` guard (the MCP endpoint's refusal is a JSON-RPC 403,
+/// before authentication, as the MCP transport requires of local servers), and the control
+/// routes that change state the CSRF guard too: JSON or no body on the API, forms only from
+/// the mock's own pages.
 fn guard(path: &str) -> Option<Guard> {
     if path == MCP_PATH {
-        return None;
+        return Some(Guard {
+            shape: &computer::ENDPOINT_BODIES,
+            writes: Writes::Nothing,
+        });
     }
     let (shape, control): (&'static dyn ErrorShape, bool) = if agent::is_agent_path(path) {
         (&agent::AgentBodies, false)

@@ -275,11 +275,11 @@ impl MockServerBuilder {
         self
     }
 
-    /// Lets web pages of `origin` (`scheme://host[:port]`) call the mock from a browser. Beside
-    /// the MCP endpoint, the mock refuses requests from pages not served by its own names
-    /// (localhost, 127.0.0.1, [::1], the public URL's host), so that any site a developer
-    /// opens cannot reset it or approve actions; a dashboard or tool served elsewhere needs
-    /// this. Repeatable; a value that is no origin stops the start.
+    /// Lets web pages of `origin` (`scheme://host[:port]`) call the mock from a browser. On
+    /// every surface, the MCP endpoint included, the mock refuses requests from pages not
+    /// served by its own names (localhost, 127.0.0.1, [::1], the public URL's host), so that
+    /// any site a developer opens cannot reset it or approve actions; a dashboard or tool
+    /// served elsewhere needs this. Repeatable; a value that is no origin stops the start.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]

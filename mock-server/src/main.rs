@@ -50,8 +50,9 @@ struct Cli {
     /// Base URL to put in the URLs the mock hands out (default: the listen address).
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
-    /// Let web pages of this origin (`https://host[:port]`) call the control API, the Agent
-    /// API and OAuth from a browser, beside pages of the mock's own names; repeatable.
+    /// Let web pages of this origin (`https://host[:port]`) call the MCP endpoint, the control
+    /// API, the Agent API and OAuth from a browser, beside pages of the mock's own names;
+    /// repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
     /// `none` turns authentication off: every request acts as `alice`.

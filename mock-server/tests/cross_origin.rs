@@ -1,5 +1,5 @@
-//! No web page a developer happens to open can drive the mock: outside the MCP endpoint (which
-//! has its own guard), the control API, the pages, the Agent API and OAuth refuse a foreign
+//! No web page a developer happens to open can drive the mock: like the MCP endpoint (see
+//! handshake.rs), the control API, the pages, the Agent API and OAuth refuse a foreign
 //! `Host` (DNS rebinding) or `Origin`, and the state-changing control routes refuse what a page
 //! can send anywhere without asking (simple-request CSRF): a `text/plain`, form or multipart
 //! body, `Origin: null`, or a cross-site request without an `Origin`. Same-origin requests (the

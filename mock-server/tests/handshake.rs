@@ -397,3 +397,25 @@ async fn initialize_without_a_protocol_version_says_what_to_send() {
     );
     assert!(reply.headers.get("mcp-session-id").is_none());
 }
+
+#[tokio::test(start_paused = true)]
+async fn allow_origin_lets_that_page_reach_the_mcp_endpoint_too() {
+    let page = "https://dash.example:8443";
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("authorization", ALICE),
+        ("origin", page),
+    ];
+    let body = initialize_body("2025-11-25").to_string();
+    let refused = Mock::new().post_mcp(&headers, body.clone()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{refused:?}");
+    assert!(
+        message(&refused).contains(&format!("--allow-origin {page}")),
+        "the refusal names the flag that lets the page in: {refused:?}"
+    );
+    let allowed = Mock::with(mock_server::MockServer::builder().allow_origin(page))
+        .post_mcp(&headers, body)
+        .await;
+    assert_eq!(allowed.status, StatusCode::OK, "{allowed:?}");
+}

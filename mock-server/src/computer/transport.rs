@@ -11,14 +11,13 @@ pub(crate) mod call;
 pub(crate) mod elicitation;
 pub(crate) mod handshake;
 mod headers;
-mod origin;
 pub(crate) mod stateless;
 pub(crate) mod tasks;
 
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{FromRef, Request, State};
+use axum::extract::{Request, State};
 use axum::handler::Handler;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -38,7 +37,6 @@ use crate::limits::StateLimits;
 use crate::oauth::resource;
 use elicitation::Elicitations;
 use handshake::Sessions;
-use origin::{Origins, SameOrigin};
 use tasks::Tasks;
 
 /// The endpoint's state: the service, what the transports keep (sessions, tasks, in-call
@@ -54,7 +52,6 @@ struct Parts {
     tasks: Tasks,
     elicitations: Arc<Elicitations>,
     authenticator: Authenticator,
-    origins: Origins,
     base_url: String,
     mcp_resource: String,
     eras: Eras,
@@ -76,7 +73,6 @@ impl Endpoint {
                 tasks: Tasks::default(),
                 elicitations: Arc::default(),
                 authenticator,
-                origins: Origins::of(base_url),
                 base_url: base_url.to_owned(),
                 mcp_resource: resource::mcp_resource(base_url),
                 eras,
@@ -85,8 +81,8 @@ impl Endpoint {
     }
 
     /// Answers a request to the MCP URL by its method, as a method router would (`HEAD` is
-    /// `GET` without its body) but without cloning one per request. Every handler takes
-    /// [`SameOrigin`] first, against DNS rebinding.
+    /// `GET` without its body) but without cloning one per request. The app's
+    /// `http::origin` guard has refused a foreign `Host` or `Origin` before it gets here.
     pub(crate) fn answer(&self, request: Request) -> BoxFuture<'static, Response> {
         let state = self.clone();
         match *request.method() {
@@ -120,12 +116,6 @@ impl Endpoint {
         self.inner.service.reset();
         self.inner.tasks.clear();
         self.inner.elicitations.clear();
-    }
-}
-
-impl FromRef<Endpoint> for Origins {
-    fn from_ref(endpoint: &Endpoint) -> Self {
-        endpoint.inner.origins.clone()
     }
 }
 
@@ -203,7 +193,6 @@ fn sign_in_only_reason(mcp_resource: &str, failure: &AuthFailure) -> String {
 /// `POST /rest/computer/mcp`.
 async fn post(
     State(endpoint): State<Endpoint>,
-    _: SameOrigin,
     Authenticated { account, .. }: Authenticated<Mcp>,
     request: Request,
 ) -> Response {
@@ -288,7 +277,7 @@ async fn read_body(body: Body) -> Result<axum::body::Bytes, ErrorData> {
 }
 
 /// Any other method on the MCP URL (`PUT`, `PATCH`, …): 405 with a JSON-RPC error and `Allow`.
-async fn wrong_method(_: SameOrigin, method: axum::http::Method) -> ErrorData {
+async fn wrong_method(method: axum::http::Method) -> ErrorData {
     ErrorData::method_not_allowed(format!(
         "Method Not Allowed: the MCP endpoint takes POST (JSON-RPC messages), GET (the \
          standalone SSE stream of a session) and DELETE (ending a session), not {method}."
@@ -298,7 +287,6 @@ async fn wrong_method(_: SameOrigin, method: axum::http::Method) -> ErrorData {
 /// `GET /rest/computer/mcp`: the standalone server-to-client stream.
 async fn stream(
     State(endpoint): State<Endpoint>,
-    _: SameOrigin,
     Authenticated { account, .. }: Authenticated<Mcp>,
     headers: HeaderMap,
 ) -> Response {
@@ -320,7 +308,6 @@ async fn stream(
 /// `DELETE /rest/computer/mcp`: ends the session.
 async fn delete(
     State(endpoint): State<Endpoint>,
-    _: SameOrigin,
     Authenticated { account, .. }: Authenticated<Mcp>,
     headers: HeaderMap,
 ) -> Response {

@@ -229,8 +229,7 @@ fn strip_port(host: &str) -> &str {
     host.rsplit_once(':').map_or(host, |(name, _)| name)
 }
 
-/// Which guard a path gets and whose shape its refusals come in; `None`: no guard here (the
-/// MCP endpoint guards itself, in JSON-RPC).
+/// Which guard a path gets and whose shape its refusals come in; `None`: no guard.
 #[derive(Clone, Copy)]
 pub(crate) struct Guard {
     /// The surface's error envelope.
@@ -324,6 +323,51 @@ mod tests {
         writes: Writes,
     ) -> Option<Refusal> {
         origins.refusal(&Method::POST, "/_mock/reset", &headers(pairs), writes)
+    }
+
+    #[test]
+    fn ports_and_brackets_are_handled() {
+        assert_eq!(strip_port("127.0.0.1:8080"), "127.0.0.1");
+        assert_eq!(strip_port("[::1]:8080"), "[::1]");
+        assert_eq!(strip_port("localhost"), "localhost");
+        assert_eq!(
+            host_of("http://evil.example.com:80/x"),
+            "evil.example.com:80"
+        );
+    }
+
+    #[test]
+    fn loopback_and_the_public_host_pass_and_others_are_refused() {
+        let origins = Origins::new("https://mock.example.com", &[]).expect("origins");
+        for host in ["localhost:8080", "127.0.0.1", "[::1]:1", "MOCK.example.com"] {
+            assert_eq!(
+                refusal(&origins, &[("host", host)], Writes::Nothing),
+                None,
+                "{host}"
+            );
+        }
+        let foreign = refusal(&origins, &[("host", "evil.example.com")], Writes::Nothing);
+        assert_eq!(
+            foreign,
+            Some(Refusal::ForeignHost("evil.example.com".into()))
+        );
+        let page = [("host", "localhost"), ("origin", "http://evil.example.com")];
+        assert_eq!(
+            refusal(&origins, &page, Writes::Nothing),
+            Some(Refusal::ForeignOrigin("http://evil.example.com".into()))
+        );
+    }
+
+    #[test]
+    fn a_public_url_with_a_port_lets_its_own_host_and_origin_through() {
+        let origins = Origins::new("https://mock.example.com:8443/base", &[]).expect("origins");
+        let own = [
+            ("host", "mock.example.com:8443"),
+            ("origin", "https://mock.example.com:8443"),
+        ];
+        assert_eq!(refusal(&origins, &own, Writes::Nothing), None);
+        let other = [("host", "other.example.com:8443")];
+        assert!(refusal(&origins, &other, Writes::Nothing).is_some());
     }
 
     #[test]

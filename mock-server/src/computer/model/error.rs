@@ -86,11 +86,6 @@ impl ErrorData {
         Self::new(ErrorCode::SERVER_ERROR, StatusCode::NOT_ACCEPTABLE, message)
     }
 
-    /// A request from a foreign host or origin (HTTP 403).
-    pub(crate) fn forbidden(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::SERVER_ERROR, StatusCode::FORBIDDEN, message)
-    }
-
     /// A request without a usable token (HTTP 401), with its `WWW-Authenticate` challenge.
     pub(crate) fn unauthorized(message: impl Into<String>, challenge: Option<HeaderValue>) -> Self {
         let mut error = Self::new(ErrorCode::SERVER_ERROR, StatusCode::UNAUTHORIZED, message);
