@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 mod account_world;
 mod script;
@@ -115,6 +115,57 @@ async fn timeout_then_complete() {
     s.advance(Duration::from_secs(120));
     s.call("read_thread", json!({"thread_id": id})).await;
     s.snapshot("timeout-then-complete");
+}
+
+/// Perplexity Computer MCP Server, read_thread: "web_state_error | string | Present when
+/// web_state couldn't be loaded. Retry read_thread."
+#[tokio::test(start_paused = true)]
+async fn read_thread_state_error() {
+    let mut s = Script::new().await;
+    let r = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#read-thread-state-error Summarize the top 5 stories on Hacker News right now"}),
+        )
+        .await;
+    let id = thread(&r);
+    let unloaded = s.call("read_thread", json!({"thread_id": id})).await;
+    assert_eq!(unloaded["web_state"], Value::Null, "{unloaded}");
+    assert!(unloaded["web_state_error"].is_string(), "{unloaded}");
+    let retried = s.call("read_thread", json!({"thread_id": id})).await;
+    assert_eq!(retried.get("web_state_error"), None, "{retried}");
+    assert_eq!(retried["web_state"]["task_status"], "working", "{retried}");
+    s.advance(Duration::from_secs(120));
+    let done = s.call("read_thread", json!({"thread_id": id})).await;
+    assert_eq!(done["web_state"]["task_status"], "completed", "{done}");
+    s.snapshot("read-thread-state-error");
+}
+
+/// Perplexity Computer MCP Server, Events: "`complete` | The tool call returned a result. |
+/// Check `task_status` to determine whether Computer has finished."
+#[tokio::test(start_paused = true)]
+async fn complete_waiting_on_user() {
+    let mut s = Script::new().await;
+    let asked = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "#complete-waiting-on-user Find direct flights from Berlin to Lisbon for one of the next two weekends"}),
+        )
+        .await;
+    assert_eq!(asked["event"], "complete", "{asked}");
+    assert_eq!(asked["task_status"], "input_required", "{asked}");
+    let id = thread(&asked);
+    let read = s.call("read_thread", json!({"thread_id": id})).await;
+    assert_eq!(read["web_state"]["task_status"], "input_required", "{read}");
+    let answered = s
+        .call(
+            "call_perplexity_computer",
+            json!({"message": "The 19-21 March weekend, please.", "thread_id": id}),
+        )
+        .await;
+    assert_eq!(answered["event"], "complete", "{answered}");
+    assert_eq!(answered["task_status"], "completed", "{answered}");
+    s.snapshot("complete-waiting-on-user");
 }
 
 #[tokio::test(start_paused = true)]
