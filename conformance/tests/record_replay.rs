@@ -32,14 +32,6 @@ const PROGRESS_UNSEEN: &[(&str, &str)] = &[(
      sees it, so the script cannot hold it, and the replay finishes before the retried call",
 )];
 
-/// Scenarios the recorder cannot write down yet, and why (docs/record-and-replay.md, "What is
-/// not recorded yet"); they are left out of the round trip.
-const NOT_YET: &[(&str, &str)] = &[(
-    "agent-stream-ended",
-    "a stream that ended before its terminal event is not written as an `end-after-events` \
-     fault, so the replay plays the whole stream and the client has nothing to resume",
-)];
-
 /// The longest one client run may take before the scenario counts as stuck.
 const CLIENT_LIMIT: Duration = Duration::from_secs(120);
 
@@ -213,8 +205,7 @@ async fn round_trip(suite: &str, seen: fn(&Stage) -> Vec<String>, at_least: usiz
     use futures::StreamExt;
     let specs = suite::SCENARIOS
         .iter()
-        .filter(|s| s.suite == suite && s.fixture.is_empty())
-        .filter(|s| !NOT_YET.iter().any(|(name, _)| *name == s.name));
+        .filter(|s| s.suite == suite && s.fixture.is_empty());
     let outcomes: Vec<_> = futures::stream::iter(specs)
         .map(|spec| async move { (spec.name, record_and_replay(spec, seen).await) })
         .buffer_unordered(AT_ONCE)

@@ -54,7 +54,7 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
         description = format!("{description} {note}");
     }
     let scenario = if conversation.entries.is_empty() {
-        let Some((agent, first, differing)) = agent::script(&exchanges) else {
+        let Some(script) = agent::script(&exchanges) else {
             if !calls.is_empty() {
                 // MCP traffic of another server: nothing for the mock to play, but the
                 // recording is still there for `verify`.
@@ -73,17 +73,21 @@ pub fn fixture(captures: &[Captured], options: &FixtureOptions<'_>) -> Result<Va
                     .into(),
             ));
         };
-        if differing > 0 {
+        if script.differing > 0 {
             description = format!(
-                "{description} {differing} Agent API request(s) played a turn already recorded \
-                 with a different output; the script keeps the first."
+                "{description} {} Agent API request(s) played a turn already recorded with a \
+                 different output; the script keeps the first.",
+                script.differing
             );
         }
         let mut scenario = json!({"name": options.name, "description": description});
-        if let Some(first) = first {
+        if let Some(first) = script.first_message {
             scenario["match"] = json!(format!("^{}$", regex::escape(&first)));
         }
-        scenario["agent"] = agent;
+        if !script.faults.is_empty() {
+            scenario["faults"] = Value::Array(script.faults);
+        }
+        scenario["agent"] = script.agent;
         scenario
     } else {
         let (turns, settings) = computer::turns(&conversation);

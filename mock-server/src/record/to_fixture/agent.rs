@@ -1,7 +1,9 @@
 //! An Agent API conversation as an `agent` script: each create request's final response (the
 //! sync body, the stream's terminal event, or the last background poll) read back into the
-//! steps that produce its output items (and, from a stream, the reasoning before them),
-//! refusals into a `fault`, the end status into `end`.
+//! steps that produce its output items (and, from a stream, the reasoning before them), the
+//! end status into `end`, refusals into the `agent` section's `fault`, and streams that ended
+//! before their terminal event into the scenario's `faults` (`end-after-events`), so the
+//! replay refuses and cuts as often as the upstream did.
 //!
 //! Each create lands on the turn the mock plays for it: a continuation (`previous_response_id`)
 //! of a response that paused on a function call or an approval resumes that response's turn,
@@ -34,14 +36,29 @@ struct Seen {
     streamed: bool,
 }
 
-/// The `agent` section, the first user message, and how many creates differed from the turn
-/// kept for them; `None` when the recording made no Agent API request.
-pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, usize)> {
+/// What an Agent API recording becomes.
+#[derive(Debug)]
+pub(crate) struct Script {
+    /// The `agent` section.
+    pub(crate) agent: Value,
+    /// The scenario's `faults`, in the fault vocabulary's JSON form.
+    pub(crate) faults: Vec<Value>,
+    /// The first user message.
+    pub(crate) first_message: Option<String>,
+    /// How many creates differed from the turn kept for them.
+    pub(crate) differing: usize,
+}
+
+/// The script of an Agent API recording; `None` when it made no Agent API request.
+pub(crate) fn script(exchanges: &[Exchange]) -> Option<Script> {
     let mut turns: Vec<Option<Seen>> = Vec::new();
     // Each response id: the turn it played and whether it paused for the client.
     let mut played: HashMap<String, (usize, bool)> = HashMap::new();
     let mut differing = 0;
     let mut fault: Option<(Value, u32)> = None;
+    // A create stream that ended before its terminal event: how many events it carried, and
+    // how many creates were cut so.
+    let mut cut: Option<(usize, u32)> = None;
     let mut first_message = None;
     let mut served_model = None;
     for (i, exchange) in exchanges.iter().enumerate() {
@@ -83,6 +100,9 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, u
                 entry.1 += 1;
             }
             continue;
+        }
+        if let Some(events) = cut_short(exchange) {
+            cut.get_or_insert((events, 0)).1 += 1;
         }
         let Some((response, stream)) = final_response(exchanges, i) else {
             continue;
@@ -155,11 +175,17 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, u
     if let Some(model) = served_model {
         agent.insert("served_model".into(), json!(model));
     }
+    // A refusal stays the `agent` section's own `fault`: it takes any status the upstream
+    // answered (a 424 from a connector, say), where the fault vocabulary's are 429 and 5xx.
     if let Some((mut spec, times)) = fault {
         if times > 0 {
             spec["times"] = json!(times);
         }
         agent.insert("fault".into(), spec);
+    }
+    let mut faults = Vec::new();
+    if let Some((events, times)) = cut {
+        faults.push(json!({"end-after-events": events, "times": times}));
     }
     let turns: Vec<Value> = turns
         .into_iter()
@@ -176,7 +202,19 @@ pub(crate) fn script(exchanges: &[Exchange]) -> Option<(Value, Option<String>, u
         })
         .collect();
     agent.insert("turns".into(), Value::Array(turns));
-    Some((Value::Object(agent), first_message, differing))
+    Some(Script {
+        agent: Value::Object(agent),
+        faults,
+        first_message,
+        differing,
+    })
+}
+
+/// How many events a create's stream carried when it ended before its terminal event (the
+/// connection closed cleanly mid-run); `None` for a stream that finished, or no stream.
+fn cut_short(exchange: &Exchange) -> Option<usize> {
+    let finished = last_streamed(exchange).as_ref().is_some_and(is_over);
+    (!exchange.sse_events.is_empty() && !finished).then_some(exchange.sse_events.len())
 }
 
 /// How many user messages a request's `input` holds (a string is one): the mock plays the turn
@@ -496,7 +534,12 @@ mod tests {
                 message("resp_2", "Hello", 2),
             ),
         ];
-        let (agent, first, differing) = script(&exchanges).expect("a script");
+        let Script {
+            agent,
+            first_message: first,
+            differing,
+            ..
+        } = script(&exchanges).expect("a script");
         assert_eq!(first.as_deref(), Some("hi"));
         assert_eq!(differing, 0);
         assert_eq!(
@@ -539,7 +582,8 @@ mod tests {
             json!({"type": "response.output_item.done", "sequence_number": 2, "item": done["output"][0]}),
             json!({"type": "response.completed", "sequence_number": 3, "response": done}),
         ]);
-        let (agent, _, _) = script(&[cut, resumed]).expect("a script");
+        let Script { agent, faults, .. } = script(&[cut, resumed]).expect("a script");
+        assert_eq!(faults, vec![json!({"end-after-events": 2, "times": 1})]);
         assert_eq!(
             agent["turns"],
             json!([{"steps": [{"type": "reasoning", "thought": "Thinking"},
@@ -553,7 +597,9 @@ mod tests {
             create(json!({"input": "hi"}), message("resp_1", "Hello", 1)),
             create(json!({"input": "hi"}), message("resp_2", "Goodbye", 1)),
         ];
-        let (agent, _, differing) = script(&exchanges).expect("a script");
+        let Script {
+            agent, differing, ..
+        } = script(&exchanges).expect("a script");
         assert_eq!(differing, 1);
         assert_eq!(
             agent["turns"],
@@ -579,7 +625,9 @@ mod tests {
                 message("resp_3", "More", 1),
             ),
         ];
-        let (agent, _, differing) = script(&exchanges).expect("a script");
+        let Script {
+            agent, differing, ..
+        } = script(&exchanges).expect("a script");
         assert_eq!(
             differing, 0,
             "the history-carried create plays the second turn too"
@@ -603,7 +651,7 @@ mod tests {
                 message("resp_2", "It is 42", 1),
             ),
         ];
-        let (agent, _, _) = script(&exchanges).expect("a script");
+        let Script { agent, .. } = script(&exchanges).expect("a script");
         assert_eq!(
             agent["turns"],
             json!([{"steps": [{"type": "function_call", "name": "lookup", "arguments": {"q": 1}},
