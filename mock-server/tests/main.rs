@@ -101,6 +101,7 @@ mod sonar_stream;
 mod source_layout;
 mod state_eviction;
 mod state_limits;
+mod stream_resume;
 mod task_snapshots;
 mod tasks_cancel;
 mod tasks_follow_up;

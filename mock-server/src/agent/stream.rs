@@ -4,7 +4,6 @@
 //! event, so a dropped stream resumes with `starting_after`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::response::Response;
 use bytes::Bytes;
@@ -13,10 +12,6 @@ use super::error::ApiError;
 use super::store::Run;
 use super::wire::events::StreamEvent;
 use crate::http::sse;
-
-/// How long a stream may stay silent before a keep-alive comment (`:`, which both SDKs skip)
-/// tells proxies it is still open: a background-length step can leave a stream quiet for a while.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// An SSE response replaying `run`'s events from index `from` and following it to its end.
 pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
@@ -49,7 +44,7 @@ pub(crate) fn respond(run: Arc<Run>, from: usize) -> Response {
             }
         },
     );
-    sse::response(frames, KEEP_ALIVE)
+    sse::response(frames, sse::KEEP_ALIVE_INTERVAL)
 }
 
 fn frame(data: &str) -> Bytes {

@@ -11,6 +11,7 @@ pub(crate) mod call;
 pub(crate) mod elicitation;
 pub(crate) mod handshake;
 mod headers;
+pub(crate) mod replay;
 pub(crate) mod stateless;
 pub(crate) mod tasks;
 
@@ -300,7 +301,7 @@ async fn stream(
         .into_response();
     }
     match endpoint.inner.sessions.open(&headers, &account.id) {
-        Ok(session) => handshake::stream(&session),
+        Ok(session) => handshake::stream(&session, &headers),
         Err(error) => error.into_response(),
     }
 }

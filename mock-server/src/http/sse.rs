@@ -17,6 +17,11 @@ use http::{HeaderValue, header};
 /// The keep-alive comment sent when a stream has been idle for its interval.
 const KEEP_ALIVE: &[u8] = b":\n\n";
 
+/// How long every stream of the mock sits idle before it sends a keep-alive comment (`:`,
+/// which the official SDKs skip): well inside the 30 to 60 s after which proxies close a
+/// silent connection.
+pub(crate) const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(15);
+
 /// One event to send.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Event<'a> {

@@ -24,9 +24,6 @@ use super::wire::error::SonarError;
 use crate::clock::{Clock, after, to_chrono};
 use crate::http::sse;
 
-/// How long a stream may be idle (in real time) before a keep-alive comment.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
 /// One chunk and when it goes out, after the request arrived.
 #[derive(Debug, Clone)]
 pub(crate) struct Frame {
@@ -166,7 +163,7 @@ pub(crate) fn respond(clock: Clock, start: DateTime<Utc>, frames: Vec<Frame>) ->
             Some((bytes, (clock, frames)))
         },
     );
-    sse::response(events, KEEP_ALIVE)
+    sse::response(events, sse::KEEP_ALIVE_INTERVAL)
 }
 
 /// One chunk on the wire: `data: <json>`, or, should the chunk not serialize, an `error` event

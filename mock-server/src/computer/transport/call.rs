@@ -1,10 +1,11 @@
 //! The pipeline every `tools/call` goes through, in both eras: the tool's name checked, the
 //! call run, and its answer sent as one JSON response or, when the request asked for progress
 //! (or the server has requests of its own to make), as an SSE stream of progress notifications
-//! and server requests followed by the response.
+//! and server requests followed by the response. In a handshake session the stream is
+//! resumable ([`replay`](super::replay)): its events are kept, and the call runs on if the
+//! client goes away; elsewhere closing the stream stops the call.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
@@ -28,8 +29,7 @@ use crate::computer::tools;
 use crate::http::sse;
 use crate::world::Account;
 
-/// How often an idle SSE stream sends a keep-alive comment.
-pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
+use super::replay::{Log, Streams};
 
 /// A `tools/call`'s answer.
 #[derive(Debug, Clone, Serialize)]
@@ -105,7 +105,8 @@ fn respond_json(id: &RequestId, answer: Answered) -> String {
     }
 }
 
-/// Answers `tools/call` with the tool's result, for a client on protocol `version`.
+/// Answers `tools/call` with the tool's result, for a client on protocol `version`; a stream
+/// is resumable from `streams` when the call comes from a handshake session.
 ///
 /// The params are taken apart before the call's future is made, so that it keeps only what the
 /// call needs (every call's future is moved into a box by the router).
@@ -115,13 +116,17 @@ pub(crate) fn plain(
     version: ProtocolVersion,
     id: RequestId,
     params: CallToolRequestParams,
+    streams: Option<Arc<Streams>>,
 ) -> impl Future<Output = Response> + Send + 'static {
     let checked =
         tool(&id, &params).map(|tool| (tool, params.arguments, params.meta.progress_token));
     async move {
         match checked {
             Ok((tool, arguments, token)) => {
-                run_plain(service, account, version, id, tool, arguments, token).await
+                run_plain(
+                    service, account, version, id, tool, arguments, token, streams,
+                )
+                .await
             }
             Err(error) => error.into_response(),
         }
@@ -137,6 +142,7 @@ async fn run_plain(
     tool: ToolName,
     arguments: serde_json::Value,
     token: Option<ProgressToken>,
+    streams: Option<Arc<Streams>>,
 ) -> Response {
     let Some(token) = token else {
         // One JSON response: the call runs right here, without the runner a stream needs.
@@ -151,15 +157,17 @@ async fn run_plain(
             answered(reply, version)
         })
     });
-    run(id, Some(token), false, runner).await
+    run(id, Some(token), false, streams, runner).await
 }
 
 /// Answers a call as JSON, or (with a progress token, or `stream` for server requests) as an
-/// SSE stream of notifications and requests followed by the response.
+/// SSE stream of notifications and requests followed by the response: one of `streams` when
+/// given, so that it can be resumed.
 pub(crate) async fn run(
     id: RequestId,
     progress_token: Option<ProgressToken>,
     stream: bool,
+    streams: Option<Arc<Streams>>,
     runner: Runner,
 ) -> Response {
     if progress_token.is_none() && !stream {
@@ -209,11 +217,42 @@ pub(crate) async fn run(
         }
         let _ = events.send(respond_json(&id, answer));
     });
-    let guard = AbortOnDrop(task);
+    match streams {
+        Some(streams) => resumable(&streams.open(), task, receiver),
+        None => closing_stops(task, receiver),
+    }
+}
+
+/// The stream of a handshake session: kept in `log` as it goes, and the call runs on if the
+/// client goes away (it may come back with `Last-Event-ID`); ending the session stops it.
+fn resumable(
+    log: &Arc<Log>,
+    call: tokio::task::JoinHandle<()>,
+    mut messages: mpsc::UnboundedReceiver<String>,
+) -> Response {
+    log.feeds(call.abort_handle());
+    let response = log.follow_from_start();
+    let log = log.clone();
+    tokio::spawn(async move {
+        while let Some(message) = messages.recv().await {
+            log.push(message);
+        }
+        log.finish();
+    });
+    response
+}
+
+/// A stream that is not resumable (a 2026-07-28 one, where closing the stream is cancelling):
+/// the call stops when the client drops it.
+fn closing_stops(
+    call: tokio::task::JoinHandle<()>,
+    messages: mpsc::UnboundedReceiver<String>,
+) -> Response {
+    let guard = AbortOnDrop(call);
     let mut event_id = 0u64;
     // The channel closes after the response, which ends the stream, as the transport
     // recommends.
-    let stream = UnboundedReceiverStream::new(receiver).map(move |message| {
+    let stream = UnboundedReceiverStream::new(messages).map(move |message| {
         let _abort_the_call_when_the_client_goes_away = &guard;
         event_id += 1;
         sse::Event {
@@ -223,7 +262,7 @@ pub(crate) async fn run(
         }
         .encode()
     });
-    sse::response(stream, KEEP_ALIVE)
+    sse::response(stream, sse::KEEP_ALIVE_INTERVAL)
 }
 
 /// Aborts the call when the client drops the stream (Computer itself carries on).

@@ -26,6 +26,7 @@ use tokio::sync::oneshot;
 use uuid::Uuid;
 
 use super::call::{self, Answered, CallAnswer, Runner};
+use super::replay::Streams;
 use crate::computer::engine::{Follow, ProgressSink};
 use crate::computer::model::arguments::{AnswerQuestion, CallComputer, ConfirmAction};
 use crate::computer::model::content::Reply as ToolReply;
@@ -210,7 +211,15 @@ pub(crate) async fn call(
     params: CallToolRequestParams,
 ) -> Response {
     let Ok(tool) = call::tool(&id, &params) else {
-        return call::plain(service, account, ProtocolVersion::STATELESS, id, params).await;
+        return call::plain(
+            service,
+            account,
+            ProtocolVersion::STATELESS,
+            id,
+            params,
+            None,
+        )
+        .await;
     };
     let token = params.meta.progress_token.clone();
     if !params.is_retry() {
@@ -222,7 +231,7 @@ pub(crate) async fn call(
                 intercept(&elicitations, &account.id, modes, tool, reply)
             })
         });
-        return call::run(id, token, false, runner).await;
+        return call::run(id, token, false, None, runner).await;
     }
 
     // A retry: check everything before anything changes.
@@ -314,7 +323,7 @@ pub(crate) async fn call(
             }
         })
     });
-    call::run(id, token, false, runner).await
+    call::run(id, token, false, None, runner).await
 }
 
 /// Acts on the user's answer to an elicited request, as the document maps it (through the
@@ -463,6 +472,8 @@ pub(crate) struct Asking {
     pub(crate) version: ProtocolVersion,
     /// The elicitation modes the client declared.
     pub(crate) declared: Modes,
+    /// The session's streams, which a dropped call's stream is resumed from.
+    pub(crate) streams: Arc<Streams>,
 }
 
 /// `tools/call` in a handshake session whose client declared elicitation: the answer is an SSE
@@ -480,6 +491,7 @@ pub(crate) async fn handshake_call(
         session_id,
         version,
         declared,
+        streams,
     } = asking;
     let modes = Modes {
         // URL mode exists from 2025-11-25 on; elicitation itself from 2025-06-18.
@@ -488,7 +500,7 @@ pub(crate) async fn handshake_call(
     };
     let tool = call::tool(&id, &params).ok();
     let (true, Some(tool)) = (version.has_elicitation(), tool) else {
-        return call::plain(service, account, version, id, params).await;
+        return call::plain(service, account, version, id, params, Some(streams)).await;
     };
     let CallToolRequestParams {
         arguments, meta, ..
@@ -549,5 +561,5 @@ pub(crate) async fn handshake_call(
             call::answered(reply, version)
         })
     });
-    call::run(id, token, true, runner).await
+    call::run(id, token, true, Some(streams), runner).await
 }

@@ -20,9 +20,10 @@ use tokio::time::Instant;
 use tokio_stream::wrappers::WatchStream;
 use uuid::Uuid;
 
-use super::call::{self, KEEP_ALIVE};
+use super::call;
 use super::elicitation::{self, Asking, Elicitations};
 use super::headers::{PROTOCOL_VERSION, SESSION_ID};
+use super::replay::Streams;
 use crate::computer::model::error::ErrorData;
 use crate::computer::model::incoming::Incoming;
 use crate::computer::model::jsonrpc::{RequestId, Response as Reply};
@@ -37,6 +38,9 @@ use crate::computer::tools;
 use crate::http::sse;
 use crate::world::Account;
 
+/// The header a reconnecting client names the last event it received with.
+const LAST_EVENT_ID: &str = "last-event-id";
+
 /// One MCP session: what `initialize` settled, which no later request changes.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -47,6 +51,16 @@ pub(crate) struct Session {
     id: String,
     /// Flips to `true` when the session ends, closing its GET streams.
     closed: watch::Sender<bool>,
+    /// The streams of its calls, kept to resume.
+    streams: Arc<Streams>,
+}
+
+impl Session {
+    /// The session ended: its GET streams close, its calls stop.
+    fn end(&self) {
+        let _ = self.closed.send(true);
+        self.streams.close();
+    }
 }
 
 /// A session as the table keeps it: shared with the requests in it (so naming it copies
@@ -88,7 +102,7 @@ impl Sessions {
     /// Ends every session (`POST /_mock/reset`), closing their GET streams.
     pub(crate) fn clear(&self) {
         for (_, entry) in self.lock().drain() {
-            let _ = entry.session.closed.send(true);
+            entry.session.end();
         }
     }
 
@@ -97,7 +111,7 @@ impl Sessions {
         sessions.retain(|_, entry| {
             let keep = !entry.expired(now, idle);
             if !keep {
-                let _ = entry.session.closed.send(true);
+                entry.session.end();
             }
             keep
         });
@@ -123,7 +137,7 @@ impl Sessions {
                     if entry.session.account == account && entry.expired(now, self.idle) =>
                 {
                     if let Some(ended) = sessions.remove(session_id) {
-                        let _ = ended.session.closed.send(true);
+                        ended.session.end();
                     }
                     None
                 }
@@ -183,6 +197,7 @@ impl Sessions {
                 capabilities,
                 id: session_id.clone(),
                 closed,
+                streams: Arc::default(),
             };
             sessions.insert(
                 session_id.clone(),
@@ -214,7 +229,7 @@ impl Sessions {
     pub(crate) fn forget(&self, session_id: &str) -> bool {
         match self.lock().remove(session_id) {
             Some(ended) => {
-                let _ = ended.session.closed.send(true);
+                ended.session.end();
                 true
             }
             None => false,
@@ -231,7 +246,7 @@ impl Sessions {
         match sessions.get(session_id) {
             Some(entry) if entry.session.account == account => {
                 if let Some(ended) = sessions.remove(session_id) {
-                    let _ = ended.session.closed.send(true);
+                    ended.session.end();
                 }
                 StatusCode::OK.into_response()
             }
@@ -308,11 +323,23 @@ async fn request(
                     session_id: session.id.clone(),
                     version: session.protocol_version,
                     declared,
+                    streams: session.streams.clone(),
                 };
                 elicitation::handshake_call(service, elicitations, account, asking, id, params)
                     .await
             }
-            None => call::plain(service, account, session.protocol_version, id, params).await,
+            None => {
+                let streams = Some(session.streams.clone());
+                call::plain(
+                    service,
+                    account,
+                    session.protocol_version,
+                    id,
+                    params,
+                    streams,
+                )
+                .await
+            }
         },
         other => ErrorData::method_not_found(format!(
             "Method not found: {}. This server offers ping, tools/list and tools/call.",
@@ -323,14 +350,23 @@ async fn request(
     }
 }
 
-/// `GET`: the standalone server-to-client stream of `session`. The mock sends nothing
-/// unsolicited in this era; the stream stays open until the session ends.
-pub(crate) fn stream(session: &Session) -> Response {
+/// `GET`: with `Last-Event-ID`, the rest of the stream that event was sent on (a 400 when it
+/// names none of the session's); without, the standalone server-to-client stream of `session`.
+/// The mock sends nothing unsolicited in this era; that stream stays open until the session
+/// ends.
+pub(crate) fn stream(session: &Session, headers: &HeaderMap) -> Response {
+    if let Some(last) = headers.get(LAST_EVENT_ID) {
+        let last = String::from_utf8_lossy(last.as_bytes());
+        return match session.streams.resume(last.trim()) {
+            Ok(resumed) => resumed,
+            Err(error) => error.into_response(),
+        };
+    }
     let closed = WatchStream::new(session.closed.subscribe());
     let stream = closed
         .take_while(|closed| futures::future::ready(!closed))
         .filter_map(|_| futures::future::ready(None::<Bytes>));
-    sse::response(stream, KEEP_ALIVE)
+    sse::response(stream, sse::KEEP_ALIVE_INTERVAL)
 }
 
 /// 404 for an unknown, ended or someone else's session, as the transport spec requires.

@@ -229,7 +229,15 @@ pub(crate) async fn post(
             if let Some(modes) = capabilities.elicitation {
                 return elicitation::call(service, elicitations, account, modes, id, params).await;
             }
-            call::plain(service, account, ProtocolVersion::STATELESS, id, params).await
+            call::plain(
+                service,
+                account,
+                ProtocolVersion::STATELESS,
+                id,
+                params,
+                None,
+            )
+            .await
         }
         request @ (ClientRequest::GetTask(_)
         | ClientRequest::UpdateTask(_)
