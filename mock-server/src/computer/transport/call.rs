@@ -118,19 +118,24 @@ pub(crate) fn plain(
     params: CallToolRequestParams,
     streams: Option<Arc<Streams>>,
 ) -> impl Future<Output = Response> + Send + 'static {
-    let checked =
-        tool(&id, &params).map(|tool| (tool, params.arguments, params.meta.progress_token));
+    let checked = tool(&id, &params).map(|tool| CheckedCall {
+        tool,
+        arguments: params.arguments,
+        token: params.meta.progress_token,
+    });
     async move {
         match checked {
-            Ok((tool, arguments, token)) => {
-                run_plain(
-                    service, account, version, id, tool, arguments, token, streams,
-                )
-                .await
-            }
+            Ok(call) => run_plain(service, account, version, id, call, streams).await,
             Err(error) => error.into_response(),
         }
     }
+}
+
+/// What a `tools/call` whose tool was found keeps of its params.
+struct CheckedCall {
+    tool: ToolName,
+    arguments: serde_json::Value,
+    token: Option<ProgressToken>,
 }
 
 /// Runs a checked `tools/call`: at once as JSON, or on a stream when it sent a progress token.
@@ -139,11 +144,14 @@ async fn run_plain(
     account: Arc<Account>,
     version: ProtocolVersion,
     id: RequestId,
-    tool: ToolName,
-    arguments: serde_json::Value,
-    token: Option<ProgressToken>,
+    call: CheckedCall,
     streams: Option<Arc<Streams>>,
 ) -> Response {
+    let CheckedCall {
+        tool,
+        arguments,
+        token,
+    } = call;
     let Some(token) = token else {
         // One JSON response: the call runs right here, without the runner a stream needs.
         let wait = service.call_wait(None);

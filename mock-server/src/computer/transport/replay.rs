@@ -200,8 +200,13 @@ mod tests {
     use http_body_util::BodyExt;
 
     async fn body(response: Response) -> String {
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        String::from_utf8(bytes.to_vec()).unwrap()
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("an SSE body is readable")
+            .to_bytes();
+        String::from_utf8(bytes.to_vec()).expect("SSE is UTF-8")
     }
 
     #[tokio::test]
@@ -213,8 +218,8 @@ mod tests {
             log.push("{\"b\":2}".into());
             log.finish();
         }
-        let first = body(first.follow(0).unwrap()).await;
-        let second = body(second.follow(0).unwrap()).await;
+        let first = body(first.follow(0).expect("nothing dropped yet")).await;
+        let second = body(second.follow(0).expect("nothing dropped yet")).await;
         assert!(
             first.contains("id: 1-1\n") && first.contains("id: 1-2\n"),
             "{first}"
@@ -231,7 +236,7 @@ mod tests {
         let log = streams.open();
         log.push("one".into());
         log.push("two".into());
-        let resumed = streams.resume("1-1").unwrap();
+        let resumed = streams.resume("1-1").expect("1-1 was sent");
         log.push("three".into());
         log.finish();
         let text = body(resumed).await;
@@ -245,7 +250,7 @@ mod tests {
         let streams = Streams::default();
         streams.open();
         for last in ["7-1", "nonsense", "1-x"] {
-            let error = streams.resume(last).unwrap_err();
+            let error = streams.resume(last).expect_err("the id is not resumable");
             assert!(error.message.contains("names no stream"), "{last}");
             let response = axum::response::IntoResponse::into_response(error);
             assert_eq!(response.status(), axum::http::StatusCode::BAD_REQUEST);
@@ -277,7 +282,7 @@ mod tests {
         for n in 0..MAX_EVENTS + 2 {
             log.push(n.to_string());
         }
-        let error = streams.resume("1-1").unwrap_err();
+        let error = streams.resume("1-1").expect_err("the stream is gone");
         assert!(error.message.contains("from `1-3`"), "{}", error.message);
         assert!(streams.resume("1-2").is_ok());
     }
@@ -288,9 +293,9 @@ mod tests {
         let log = streams.open();
         let call = tokio::spawn(std::future::pending::<()>());
         log.feeds(call.abort_handle());
-        let following = log.follow(0).unwrap();
+        let following = log.follow(0).expect("nothing dropped yet");
         streams.close();
-        assert!(call.await.unwrap_err().is_cancelled());
+        assert!(call.await.expect_err("the call was aborted").is_cancelled());
         assert_eq!(body(following).await, "");
     }
 }
