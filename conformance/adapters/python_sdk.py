@@ -14,8 +14,12 @@ token: the SDK's `OAuthClientProvider` signs in, "opening the browser" by asking
 user channel (`ask kind: url`), whose answer says where the consent page redirected. The SDK
 judges expiry by the wall clock while the mock's clock is virtual, so when the person was away
 (`after_seconds`) the adapter moves the SDK's expiry back as far: the SDK then refreshes.
+The SDK resumes a dropped call stream itself (GET with Last-Event-ID); when the server has
+forgotten the session it raises `session not found` (-32001), so the adapter, as a host would,
+opens a new session (the SDK initializes it) and sends the call again there.
 """
 import json, os, sys
+from contextlib import AsyncExitStack
 from typing import Any, Literal
 import anyio, httpx2
 from pydantic import TypeAdapter
@@ -25,6 +29,7 @@ from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, TokenS
 from mcp.shared.auth import OAuthClientMetadata
 from mcp.client.extension import ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, ElicitResult, Request, Result
 
 URL, NAIVE, LEGACY = sys.argv[-1], "--naive" in sys.argv, "--legacy" in sys.argv
@@ -34,6 +39,7 @@ MODERN = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") == "2026-07-28"
 CONTEXT = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
 TASKS, OAUTH = CONTEXT.get("flow") == "tasks", CONTEXT.get("sign_in") == "oauth"
 TERMINAL = {"completed", "failed", "cancelled"}
+SESSION_NOT_FOUND = -32001  # the JSON-RPC code of a 404 for a forgotten Mcp-Session-Id
 
 class TaskRequest(Request[dict[str, Any], str]):  # tasks/get, tasks/update, tasks/cancel
     name_param = "taskId"  # the SDK mirrors it into the Mcp-Name header
@@ -129,16 +135,28 @@ async def host(http, plain, auth):  # the person's turns and the Computer follow
         while m.status_code == 200:
             yield m.json()
             m = await user("next-message")
-    async with Client(streamable_http_client(URL, http_client=http), mode="legacy" if LEGACY else "auto",
-                      elicitation_callback=on_elicit if MODERN else None,
-                      extensions=[Tasks(answer, user, lambda tool, **a: call(tool, **a))] if TASKS else None,
-                      client_info=Implementation(name="python-sdk-adapter", version="1")) as mcp:
+    connect = lambda: Client(streamable_http_client(URL, http_client=http), mode="legacy" if LEGACY else "auto",
+                             elicitation_callback=on_elicit if MODERN else None,
+                             extensions=[Tasks(answer, user, lambda tool, **a: call(tool, **a))] if TASKS else None,
+                             client_info=Implementation(name="python-sdk-adapter", version="1"))
+    async with AsyncExitStack() as connections:
+        mcp = await connections.enter_async_context(connect())
         async def call(tool, **args):
+            nonlocal mcp
             statuses = []
             async def progress(_progress, _total=None, message=None):
                 if message:
                     statuses.append(message)
-            result = await mcp.call_tool(tool, args, progress_callback=progress)
+            try:
+                result = await mcp.call_tool(tool, args, progress_callback=progress)
+            except MCPError as error:
+                # The server forgot the session (404, -32001). The SDK raises rather than start a
+                # new one, so the host does, as the transport requires, and sends the call again
+                # there: it never ran.
+                if error.code != SESSION_NOT_FOUND:
+                    raise
+                mcp = await connections.enter_async_context(connect())
+                result = await mcp.call_tool(tool, args, progress_callback=progress)
             # Each status is shown, in order, once the call returns: a live display would show
             # them as they arrive, but the SDK runs callbacks concurrently with the call, so the
             # snapshots of this adapter's traffic would then differ from run to run.

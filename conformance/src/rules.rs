@@ -30,6 +30,7 @@ mod rule;
 mod sonar;
 mod tasks;
 mod thread;
+mod transport;
 mod wire;
 
 use crate::check::{Advice, Check};
@@ -69,6 +70,8 @@ pub fn registry() -> Vec<Rule> {
     rules.extend(sonar::rules());
     // Transport faults on the Agent API: retries and unfinished streams (issue 26).
     rules.extend(agent_faults::rules());
+    // Transport faults on the MCP endpoint: forgotten sessions, dropped streams (issue 26).
+    rules.extend(transport::rules());
     rules
 }
 

@@ -148,7 +148,9 @@ impl Transcript {
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             let id = body.get("id").cloned();
-            let response = response_for(e, id.as_ref());
+            let response = response_for(e, id.as_ref())
+                .or_else(|| resumed_response(&exchanges, e, id.as_ref()))
+                .unwrap_or(Value::Null);
             let params = body.get("params").cloned().unwrap_or(Value::Null);
             if method.as_deref() == Some("tools/call") {
                 calls.push(ToolCall {
@@ -257,19 +259,50 @@ pub(crate) fn path_of(url: &str) -> String {
 }
 
 /// The JSON-RPC response to request `id`: the body, or the SSE event carrying that id.
-fn response_for(e: &Exchange, id: Option<&Value>) -> Value {
-    let Some(id) = id else {
-        return Value::Null;
-    };
+fn response_for(e: &Exchange, id: Option<&Value>) -> Option<Value> {
+    let id = id?;
     if e.response_body.get("id") == Some(id) {
-        return e.response_body.clone();
+        return Some(e.response_body.clone());
     }
     e.sse_events
         .iter()
         .rev()
         .find(|s| s.data.get("id") == Some(id))
         .map(|s| s.data.clone())
-        .unwrap_or(Value::Null)
+}
+
+/// The response to request `id` of `post` that came on a later `GET` with `Last-Event-ID` in
+/// the same session: the stream that `post` opened, resumed after it dropped.
+fn resumed_response(exchanges: &[Exchange], post: &Exchange, id: Option<&Value>) -> Option<Value> {
+    let session = post.request_headers.get("mcp-session-id")?;
+    exchanges
+        .iter()
+        .filter(|e| {
+            e.seq > post.seq
+                && e.method == "GET"
+                && e.path == mock_server::MCP_PATH
+                && e.request_headers.contains_key("last-event-id")
+                && e.request_headers.get("mcp-session-id") == Some(session)
+        })
+        .find_map(|e| response_for(e, id))
+}
+
+/// The `GET`s with `Last-Event-ID` that resumed the stream of request `rpc`: those whose
+/// events carry its response (a resume that replayed nothing more is not one of them).
+pub(crate) fn resumes_of<'a>(t: &'a Transcript, rpc: &Rpc) -> Vec<&'a Exchange> {
+    t.exchanges
+        .iter()
+        .filter(|e| {
+            e.seq > rpc.seq
+                && e.method == "GET"
+                && e.path == mock_server::MCP_PATH
+                && e.request_headers.contains_key("last-event-id")
+                && e.request_headers.get("mcp-session-id") == rpc.headers.get("mcp-session-id")
+                && e.sse_events
+                    .iter()
+                    .any(|s| s.data.get("id") == Some(&rpc.id))
+        })
+        .collect()
 }
 
 /// The task JSON of a `tools/call` response.

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use mock_server::model::jsonrpc::JsonRpcMessage;
 use mock_server::model::lifecycle::Implementation;
 use mock_server::model::request::{
@@ -38,6 +39,8 @@ pub(super) struct Session {
     next_id: u64,
     /// Progress messages received on the last response stream, not shown yet.
     progress: Vec<String>,
+    /// How many times the server forgot the session and a new one was initialized.
+    session_renewals: u8,
 }
 
 impl Session {
@@ -60,6 +63,7 @@ impl Session {
             version,
             next_id: 1,
             progress: Vec::new(),
+            session_renewals: 0,
         })
     }
 
@@ -83,10 +87,11 @@ impl Session {
     ) -> Result<Option<JsonRpcMessage>, ClientError> {
         let url = self.options.url.clone();
         let body = message.body()?;
-        // A 401 means signing in (or refreshing) and sending the request again, at most twice.
+        // A 401 means signing in (or refreshing) and sending the request again, at most twice;
+        // a 404 in a session means the server forgot it: a new one, and the request again.
         let mut attempts = 0;
-        let response =
-            loop {
+        let response = loop {
+            let response = loop {
                 let headers = self.headers(message, initializing);
                 let target = match &mut self.auth {
                     Some(auth) => auth.request_url(&url),
@@ -113,6 +118,11 @@ impl Session {
                     .map(str::to_owned);
                 auth.unauthorized(challenge.as_deref()).await?;
             };
+            if !self.session_forgotten(&response, initializing) {
+                break response;
+            }
+            self.renew_session().await?;
+        };
         if initializing && let Some(session) = response.headers().get("mcp-session-id") {
             self.session = session.to_str().ok().map(str::to_owned);
         }
@@ -140,11 +150,17 @@ impl Session {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let status = response.status();
-        let text = response.text().await.map_err(Self::http_error(&url))?;
+        let mut text = response.text().await.map_err(Self::http_error(&url))?;
         let Some(id) = message.id() else {
             return Ok(None);
         };
-        let messages = jsonrpc_messages(&text, is_sse);
+        let mut messages = jsonrpc_messages(&text, is_sse);
+        if is_sse && !messages.iter().any(|m| m.answers(id)) {
+            // The stream ended before its response: resume it where it dropped.
+            let resumed = self.resume(message, &text).await?;
+            messages.extend(jsonrpc_messages(&resumed, true));
+            text.push_str(&resumed);
+        }
         self.progress.extend(messages.iter().filter_map(|m| {
             (m.method.as_deref() == Some("notifications/progress"))
                 .then(|| m.params.as_ref()?.get("message")?.as_str())
@@ -186,6 +202,100 @@ impl Session {
             }
         }
         headers
+    }
+
+    /// Whether `response` says the server forgot the session the request was sent in (404 to a
+    /// request carrying its id), so that a new one must be initialized; at most twice a run.
+    fn session_forgotten(&self, response: &reqwest::Response, initializing: bool) -> bool {
+        !initializing
+            && response.status() == reqwest::StatusCode::NOT_FOUND
+            && self.session.is_some()
+            && self.session_renewals < 2
+    }
+
+    /// Starts a new session after the server forgot the old one, as the transport requires: a
+    /// new `initialize` without the forgotten id (boxed: it POSTs, and `post` calls it).
+    fn renew_session(&mut self) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async move {
+            self.session_renewals += 1;
+            if self.breaks(ids::MCP_TRANSPORT_SESSION_NOT_FOUND_REINITIALIZE) {
+                // Breaking the rule: one more request in the forgotten session before the new one.
+                let ping =
+                    Outbound::request("stale-ping", ClientRequest::Ping(RequestParams::default()));
+                let _ = self
+                    .http
+                    .post(&self.options.url)
+                    .headers(self.headers(&ping, false))
+                    .body(ping.body()?)
+                    .send_paced()
+                    .await;
+            }
+            self.session = None;
+            self.initialize().await
+        })
+    }
+
+    /// Resumes the stream of `message` that ended before its response (`text`: what came):
+    /// `GET` with `Last-Event-ID` naming the last event received, again while more come and no
+    /// response, at most three times. Returns the events of the resumed streams.
+    async fn resume(&mut self, message: &Outbound, text: &str) -> Result<String, ClientError> {
+        let ids = wire::event_ids(text);
+        // Breaking the rule: the first id kept instead of the last, so the replay repeats events.
+        let mut last = if self.breaks(ids::MCP_TRANSPORT_RESUME_DROPPED_STREAM) {
+            ids.first().cloned()
+        } else {
+            ids.last().cloned()
+        };
+        let mut resumed = String::new();
+        for _ in 0..3 {
+            let Some(from) = last.take() else { break };
+            let mut headers = self.headers(message, false);
+            headers.remove("content-type");
+            headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+            if let Ok(v) = HeaderValue::from_str(&from) {
+                headers.insert("last-event-id", v);
+            }
+            let url = self.options.url.clone();
+            let response = self
+                .http
+                .get(&url)
+                .headers(headers)
+                .send_paced()
+                .await
+                .map_err(Self::http_error(&url))?;
+            let more = response.text().await.map_err(Self::http_error(&url))?;
+            last = wire::event_ids(&more).last().cloned();
+            resumed.push_str(&more);
+            let answered = message
+                .id()
+                .is_some_and(|id| jsonrpc_messages(&more, true).iter().any(|m| m.answers(id)));
+            if answered {
+                break;
+            }
+        }
+        if self.breaks(ids::COMPUTER_DISCONNECT_NO_RESEND)
+            && let Outbound::Request(request) = message
+            && let ClientRequest::CallTool(params) = &request.request
+        {
+            // Breaking the rule: the call sent again as well, as a retry loop would (with its
+            // own id and progress token, so that only this rule is broken).
+            let token = RequestMeta::progress(format!("progress-resent-{}", self.next_id));
+            let again = Outbound::request(
+                format!("resent-{}", self.next_id),
+                ClientRequest::CallTool(params.clone().with_meta(token)),
+            );
+            let sent = self
+                .http
+                .post(&self.options.url)
+                .headers(self.headers(&again, false))
+                .body(again.body()?)
+                .send_paced()
+                .await;
+            if let Ok(answer) = sent {
+                let _ = answer.text().await;
+            }
+        }
+        Ok(resumed)
     }
 
     /// Sends `request` and returns its result.

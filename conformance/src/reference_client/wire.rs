@@ -85,6 +85,14 @@ pub(super) fn jsonrpc_messages(text: &str, is_sse: bool) -> Vec<JsonRpcMessage> 
         .collect()
 }
 
+/// The `id:` of each event of an SSE body, in order.
+pub(super) fn event_ids(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .filter_map(|frame| frame.lines().find_map(|l| l.strip_prefix("id:")))
+        .map(|id| id.trim_start().to_owned())
+        .collect()
+}
+
 /// What a message that is not a result says, for an error.
 pub(super) fn describe(message: &JsonRpcMessage) -> String {
     match &message.error {

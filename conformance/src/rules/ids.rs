@@ -243,6 +243,15 @@ pub const AGENT_ANSWERED_NO_RESEND: &str = "agent.answered.no-resend";
 /// `agent.stream.unfinished-resume`
 pub const AGENT_STREAM_UNFINISHED_RESUME: &str = "agent.stream.unfinished-resume";
 
+// ---- The MCP transport when it fails: forgotten sessions, dropped streams (`transport.rs`). ----
+/// `mcp.transport.session-not-found-reinitialize`
+pub const MCP_TRANSPORT_SESSION_NOT_FOUND_REINITIALIZE: &str =
+    "mcp.transport.session-not-found-reinitialize";
+/// `mcp.transport.resume-dropped-stream`
+pub const MCP_TRANSPORT_RESUME_DROPPED_STREAM: &str = "mcp.transport.resume-dropped-stream";
+/// `computer.disconnect.no-resend`
+pub const COMPUTER_DISCONNECT_NO_RESEND: &str = "computer.disconnect.no-resend";
+
 /// Every rule id of the registry, in its order (without [`TARGET_EXIT`]).
 pub const ALL: &[&str] = &[
     MCP_LIFECYCLE_INITIALIZED,
@@ -348,4 +357,8 @@ pub const ALL: &[&str] = &[
     AGENT_SERVER_ERROR_GIVE_UP,
     AGENT_ANSWERED_NO_RESEND,
     AGENT_STREAM_UNFINISHED_RESUME,
+    // The MCP transport when it fails
+    MCP_TRANSPORT_SESSION_NOT_FOUND_REINITIALIZE,
+    MCP_TRANSPORT_RESUME_DROPPED_STREAM,
+    COMPUTER_DISCONNECT_NO_RESEND,
 ];

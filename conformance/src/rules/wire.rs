@@ -191,12 +191,12 @@ pub(crate) const WAITING_TOOLS: &[&str] = &[
 ];
 
 fn progress_token(t: &Transcript) -> Outcome {
-    // A call refused for its token (401) was never started, so sending it again after signing
-    // in does not reuse its progress token.
+    // A call refused for its token (401) or its forgotten session (404) was never started, so
+    // sending it again after signing in or in a new session does not reuse its progress token.
     let all: Vec<_> = t
         .rpcs
         .iter()
-        .filter(|r| r.method.as_deref() == Some("tools/call") && r.status != 401)
+        .filter(|r| r.method.as_deref() == Some("tools/call") && !matches!(r.status, 401 | 404))
         .collect();
     if all.is_empty() {
         return Outcome::Unobserved("the client made no tools/call".into());

@@ -1,12 +1,25 @@
-//! The Agent API scenarios of issue 26: transport faults the runner stages on the mock (a 429
-//! with `Retry-After`, 503s that pass, 500s that do not, a stream that ends early), and a
-//! response with two approval requests pending at once.
+//! The scenarios of issue 26: transport faults the runner stages on the mock. On the MCP
+//! endpoint, a session the server forgot and a call whose stream drops before its answer; on
+//! the Agent API, a 429 with `Retry-After`, 503s that pass, 500s that do not, a stream that
+//! ends early, and a response with two approval requests pending at once.
 //!
-//! A fault is written in the mock's fault grammar (see `docs/faults.md`) and scoped to `POST`:
-//! in these scenarios the client's only POSTs to the mock are its creates, whichever create path
-//! it uses (`/v1/responses`, `/v1/agent`, `/responses`).
+//! A fault is written in the mock's fault grammar (see `docs/faults.md`). The MCP ones are
+//! scoped to the first `call_perplexity_computer`; the Agent API ones to `POST`: in those
+//! scenarios the client's only POSTs to the mock are its creates, whichever create path it uses
+//! (`/v1/responses`, `/v1/agent`, `/responses`).
 
-use super::spec::{ScenarioSpec, agent};
+use super::spec::{ScenarioSpec, agent, spec};
+
+/// The first `call_perplexity_computer` finds its session forgotten: 404, as for a session
+/// that ended on the server's side.
+const SESSION_FORGOTTEN: &str = "forget-session,times=1,tool=call_perplexity_computer";
+/// The first `call_perplexity_computer`'s stream ends cleanly after its first two events
+/// (progress notifications, with their ids), before the response.
+const CALL_STREAM_DROPS: &str =
+    "end-after-events=2,event-ids=keep,times=1,tool=call_perplexity_computer";
+/// The message of both MCP scenarios: the `follow-up` fixture's first, a task that reports
+/// three steps and completes within the call.
+const SUMMARY: &str = "Summarize the top 5 stories on Hacker News right now.";
 
 /// The first create gets 429 with `Retry-After: 1` (and `retry-after-ms: 1000`).
 const ONE_429: &str = "status=429,retry-after=1s,times=1,method=POST";
@@ -19,6 +32,24 @@ const ENDS_AFTER_3: &str = "end-after-events=3,event-ids=keep,times=1,method=POS
 
 /// The scenarios, in the order reports list them (after the duty scenarios).
 pub(super) const SCENARIOS: &[ScenarioSpec] = &[
+    ScenarioSpec {
+        fixture: "follow-up",
+        faults: &[SESSION_FORGOTTEN],
+        ..spec(
+            "mcp-session-forgotten",
+            "the server forgets the session at the first call (404): the client initializes a new session and sends the call again there",
+            &[SUMMARY],
+        )
+    },
+    ScenarioSpec {
+        fixture: "follow-up",
+        faults: &[CALL_STREAM_DROPS],
+        ..spec(
+            "mcp-stream-dropped",
+            "the first call's stream ends after two progress events, before its answer: the client resumes it after the last with Last-Event-ID",
+            &[SUMMARY],
+        )
+    },
     ScenarioSpec {
         faults: &[ONE_429],
         ..agent(

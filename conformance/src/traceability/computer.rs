@@ -131,7 +131,7 @@ pub(super) const DUTIES: &[Duty] = &[
         "C17",
         "MCP Tasks: Start a task",
         "After a disconnect, authenticate again and continue polling the same ID. A disconnect does not stop Computer.",
-        Rules(&[TASKS_DISCONNECT_POLL_SAME_ID]),
+        Rules(&[TASKS_DISCONNECT_POLL_SAME_ID, COMPUTER_DISCONNECT_NO_RESEND]),
     ),
     duty(
         "C18",
