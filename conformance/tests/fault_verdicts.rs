@@ -11,6 +11,8 @@ use crate::common;
 
 /// The scenarios whose faults the runner stages, and the one with two approvals pending.
 const FAULT_SCENARIOS: &[&str] = &[
+    "mcp-session-forgotten",
+    "mcp-stream-dropped",
     "agent-rate-limited",
     "agent-server-error-transient",
     "agent-server-error",
