@@ -6,7 +6,9 @@
 //! The client is the `conformance reference-client` process with the environment the runner
 //! gives a target, so each scenario is followed as its era and flow say (plain tool calls,
 //! MCP Tasks, in-call elicitation), and a scenario that hands out no token signs in with
-//! OAuth through the proxy.
+//! OAuth through the proxy. With `RECORD_REPLAY_TARGET` set to a target command the Computer
+//! scenarios are played by that client instead: `.ci/run` sets it to the official Python SDK's
+//! adapter.
 
 use std::time::Duration;
 
@@ -35,13 +37,29 @@ const PROGRESS_UNSEEN: &[(&str, &str)] = &[(
 /// The longest one client run may take before the scenario counts as stuck.
 const CLIENT_LIMIT: Duration = Duration::from_secs(120);
 
-/// Runs the reference client through `spec` against `base` (the MCP endpoint under it), with
-/// the environment `stage` gives a target; `Err` says why it did not finish.
+/// The client to play the scenarios with instead of the reference client: a command, run
+/// through `sh -c` with the MCP URL appended, as `conformance --target` runs one. CI sets it to
+/// the official Python SDK's adapter (`conformance/adapters/python_sdk.py`).
+const TARGET_VARIABLE: &str = "RECORD_REPLAY_TARGET";
+
+/// Runs the client (the reference client, or [`TARGET_VARIABLE`]'s) through `spec` against
+/// `base` (the MCP endpoint under it), with the environment `stage` gives a target; `Err` says
+/// why it did not finish.
 async fn client(stage: &Stage, spec: &ScenarioSpec, base: &str) -> Result<(), String> {
     let url = format!("{base}{}", mock_server::MCP_PATH);
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
+    let mut command = match std::env::var(TARGET_VARIABLE) {
+        Ok(target) => {
+            let mut command = tokio::process::Command::new("sh");
+            command.args(["-c", &format!("{target} '{url}'")]);
+            command
+        }
+        Err(_) => {
+            let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
+            command.args(["reference-client", "--fixed-poll-ms", POLL_GAP_MS, &url]);
+            command
+        }
+    };
     command
-        .args(["reference-client", "--fixed-poll-ms", POLL_GAP_MS, &url])
         .envs(stage.env(spec))
         .env("PERPLEXITY_BASE_URL", base)
         .kill_on_drop(true);
