@@ -6,9 +6,9 @@
 //! The client is the `conformance reference-client` process with the environment the runner
 //! gives a target, so each scenario is followed as its era and flow say (plain tool calls,
 //! MCP Tasks, in-call elicitation), and a scenario that hands out no token signs in with
-//! OAuth through the proxy. With `RECORD_REPLAY_TARGET` set to a target command the Computer
-//! scenarios are played by that client instead: `.ci/run` sets it to the official Python SDK's
-//! adapter.
+//! OAuth through the proxy. With `RECORD_REPLAY_TARGET` set to a target command the scenarios
+//! are played by that client instead: `.ci/run` sets it to the official Python SDKs' adapters
+//! (`python_sdk.py` for the Computer test, `agent_python_sdk.py` for the Agent API one).
 
 use std::time::Duration;
 
@@ -38,8 +38,7 @@ const PROGRESS_UNSEEN: &[(&str, &str)] = &[(
 const CLIENT_LIMIT: Duration = Duration::from_secs(120);
 
 /// The client to play the scenarios with instead of the reference client: a command, run
-/// through `sh -c` with the MCP URL appended, as `conformance --target` runs one. CI sets it to
-/// the official Python SDK's adapter (`conformance/adapters/python_sdk.py`).
+/// through `sh -c` with the MCP URL appended, as `conformance --target` runs one.
 const TARGET_VARIABLE: &str = "RECORD_REPLAY_TARGET";
 
 /// Runs the client (the reference client, or [`TARGET_VARIABLE`]'s) through `spec` against
