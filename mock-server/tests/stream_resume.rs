@@ -4,10 +4,8 @@
 
 use axum::body::Body;
 use http::{Request, StatusCode};
-use http_body_util::BodyExt;
 use mock_server::MockServer;
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 use crate::common::{Client, MCP, Mock, text_json};
 
@@ -51,21 +49,8 @@ async fn raw(client: &Client, request: http::request::Builder, body: Body) -> (S
         .header("mcp-protocol-version", &client.version)
         .body(body)
         .expect("request");
-    let response = client
-        .mock
-        .router
-        .clone()
-        .oneshot(request)
-        .await
-        .expect("answer");
-    let status = response.status();
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
-    (status, String::from_utf8_lossy(&bytes).into_owned())
+    let (status, _, text) = client.mock.send_raw(request).await;
+    (status, text)
 }
 
 /// A `#complete` call with a progress token: its stream's events.

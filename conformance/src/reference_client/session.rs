@@ -222,13 +222,7 @@ impl Session {
                 // Breaking the rule: one more request in the forgotten session before the new one.
                 let ping =
                     Outbound::request("stale-ping", ClientRequest::Ping(RequestParams::default()));
-                let _ = self
-                    .http
-                    .post(&self.options.url)
-                    .headers(self.headers(&ping, false))
-                    .body(ping.body()?)
-                    .send_paced()
-                    .await;
+                self.post_and_forget(&ping).await?;
             }
             self.session = None;
             self.initialize().await
@@ -284,18 +278,25 @@ impl Session {
                 format!("resent-{}", self.next_id),
                 ClientRequest::CallTool(params.clone().with_meta(token)),
             );
-            let sent = self
-                .http
-                .post(&self.options.url)
-                .headers(self.headers(&again, false))
-                .body(again.body()?)
-                .send_paced()
-                .await;
-            if let Ok(answer) = sent {
-                let _ = answer.text().await;
-            }
+            self.post_and_forget(&again).await?;
         }
         Ok(resumed)
+    }
+
+    /// POSTs `message` for a broken rule's sake and reads whatever comes back, ignoring it: the
+    /// extra request is the point, its answer is not.
+    async fn post_and_forget(&self, message: &Outbound) -> Result<(), ClientError> {
+        let sent = self
+            .http
+            .post(&self.options.url)
+            .headers(self.headers(message, false))
+            .body(message.body()?)
+            .send_paced()
+            .await;
+        if let Ok(answer) = sent {
+            let _ = answer.text().await;
+        }
+        Ok(())
     }
 
     /// Sends `request` and returns its result.

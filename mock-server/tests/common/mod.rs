@@ -55,8 +55,9 @@ impl Mock {
         Self { router, handle }
     }
 
-    /// Sends a request through the router and reads the whole answer.
-    pub async fn send(&self, request: Request<Body>) -> Reply {
+    /// Sends a request through the router; the status, headers and body as sent, for a test
+    /// that reads what [`Mock::send`] parses away (an event's `id:` line, say).
+    pub async fn send_raw(&self, request: Request<Body>) -> (StatusCode, HeaderMap, String) {
         let response = self
             .router
             .clone()
@@ -71,7 +72,16 @@ impl Mock {
             .await
             .expect("body")
             .to_bytes();
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        (
+            status,
+            headers,
+            String::from_utf8_lossy(&bytes).into_owned(),
+        )
+    }
+
+    /// Sends a request through the router and reads the whole answer.
+    pub async fn send(&self, request: Request<Body>) -> Reply {
+        let (status, headers, text) = self.send_raw(request).await;
         let is_sse = headers
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
