@@ -271,36 +271,37 @@ fn response_for(e: &Exchange, id: Option<&Value>) -> Option<Value> {
         .map(|s| s.data.clone())
 }
 
+/// The `GET`s with `Last-Event-ID` after exchange `seq` in `session`: the resumptions of the
+/// streams that were open in it then.
+fn resume_gets<'a>(
+    exchanges: &'a [Exchange],
+    seq: usize,
+    session: Option<&'a Value>,
+) -> impl Iterator<Item = &'a Exchange> {
+    exchanges.iter().filter(move |e| {
+        e.seq > seq
+            && e.method == "GET"
+            && e.path == mock_server::MCP_PATH
+            && e.request_headers.contains_key("last-event-id")
+            && e.request_headers.get("mcp-session-id") == session
+    })
+}
+
 /// The response to request `id` of `post` that came on a later `GET` with `Last-Event-ID` in
 /// the same session: the stream that `post` opened, resumed after it dropped.
 fn resumed_response(exchanges: &[Exchange], post: &Exchange, id: Option<&Value>) -> Option<Value> {
     let session = post.request_headers.get("mcp-session-id")?;
-    exchanges
-        .iter()
-        .filter(|e| {
-            e.seq > post.seq
-                && e.method == "GET"
-                && e.path == mock_server::MCP_PATH
-                && e.request_headers.contains_key("last-event-id")
-                && e.request_headers.get("mcp-session-id") == Some(session)
-        })
-        .find_map(|e| response_for(e, id))
+    resume_gets(exchanges, post.seq, Some(session)).find_map(|e| response_for(e, id))
 }
 
 /// The `GET`s with `Last-Event-ID` that resumed the stream of request `rpc`: those whose
 /// events carry its response (a resume that replayed nothing more is not one of them).
-pub(crate) fn resumes_of<'a>(t: &'a Transcript, rpc: &Rpc) -> Vec<&'a Exchange> {
-    t.exchanges
-        .iter()
+pub(crate) fn resumes_of<'a>(t: &'a Transcript, rpc: &'a Rpc) -> Vec<&'a Exchange> {
+    resume_gets(&t.exchanges, rpc.seq, rpc.headers.get("mcp-session-id"))
         .filter(|e| {
-            e.seq > rpc.seq
-                && e.method == "GET"
-                && e.path == mock_server::MCP_PATH
-                && e.request_headers.contains_key("last-event-id")
-                && e.request_headers.get("mcp-session-id") == rpc.headers.get("mcp-session-id")
-                && e.sse_events
-                    .iter()
-                    .any(|s| s.data.get("id") == Some(&rpc.id))
+            e.sse_events
+                .iter()
+                .any(|s| s.data.get("id") == Some(&rpc.id))
         })
         .collect()
 }
